@@ -1,0 +1,51 @@
+"""Dice that nobody can doubt: every die is derived from a secret per-game seed.
+
+When a game starts the server draws a 32-byte seed and publishes its SHA-256 commitment. Each die is
+HMAC-SHA256(key=seed, message="penta/v1/{game}/{turn}/{roll}/{die}/{attempt}"), read byte by byte:
+the first byte below 252 (= 6 * 42) gives the face `byte % 6 + 1`, so every face has probability
+exactly 1/6; bytes 252-255 are skipped (and, in the astronomically rare case that all 32 are, the
+attempt counter moves on). When the game ends the seed is revealed, and anyone can recompute the
+commitment and every die with nothing but the standard library. Pure Python, no Django.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+SEED_BYTES = 32
+_ACCEPT_BELOW = 252  # the largest multiple of 6 that fits in a byte
+
+
+def new_seed() -> str:
+    """A fresh secret seed, as 64 hex digits."""
+    return secrets.token_hex(SEED_BYTES)
+
+
+def commitment(seed: str) -> str:
+    """The SHA-256 of the seed's bytes, as hex: published before the first roll."""
+    return hashlib.sha256(bytes.fromhex(seed)).hexdigest()
+
+
+def die_value(seed: str, game: int, turn: int, roll: int, die: int) -> int:
+    """The face of die `die` (1-5) on roll `roll` (1-3) of turn `turn` (1-based, counted over the
+    whole game) of game `game`."""
+    key = bytes.fromhex(seed)
+    attempt = 0
+    while True:
+        message = f"penta/v1/{game}/{turn}/{roll}/{die}/{attempt}".encode()
+        for byte in hmac.new(key, message, hashlib.sha256).digest():
+            if byte < _ACCEPT_BELOW:
+                return byte % 6 + 1
+        attempt += 1
+
+
+def roll_dice(
+    seed: str, game: int, turn: int, roll: int, previous: tuple[int, ...] | None, held: tuple[bool, ...]
+) -> tuple[int, ...]:
+    """The five dice after roll `roll`: held dice keep their face, the others take their derived face."""
+    return tuple(
+        previous[i] if previous is not None and held[i] else die_value(seed, game, turn, roll, i + 1)
+        for i in range(5)
+    )
