@@ -1,0 +1,59 @@
+"""Sign up, log in, log out and change password (Django auth), keeping a guest's games."""
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse_lazy
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods
+
+from accounts.forms import SignupForm
+from accounts.services import guest_games_claim
+from dicegame.actors import GUEST_SESSION_KEY
+
+
+def _log_in_keeping_guest_games(request: HttpRequest, user) -> None:
+    guest_key = request.session.get(GUEST_SESSION_KEY, "")
+    login(request, user)
+    moved = guest_games_claim(user=user, guest_key=guest_key)
+    request.session.pop(GUEST_SESSION_KEY, None)
+    if moved:
+        messages.success(request, _("Your games as a guest are now in your account."))
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("dicegame:history")
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        _log_in_keeping_guest_games(request, user)
+        messages.success(request, _("Welcome to Penta, %(name)s!") % {"name": user.get_username()})
+        return redirect("dicegame:history")
+    return render(request, "accounts/signup.html", {"form": form}, status=400 if form.errors else 200)
+
+
+class LoginView(auth_views.LoginView):
+    template_name = "accounts/login.html"
+    redirect_authenticated_user = True
+
+    def form_valid(self, form):
+        _log_in_keeping_guest_games(self.request, form.get_user())
+        return redirect(self.get_success_url())
+
+    def form_invalid(self, form):
+        response = super().form_invalid(form)
+        response.status_code = 400
+        return response
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    template_name = "accounts/password_change.html"
+    success_url = reverse_lazy("dicegame:history")
+
+    def form_valid(self, form):
+        messages.success(self.request, _("Your password has been changed."))
+        return super().form_valid(form)

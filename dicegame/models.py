@@ -1,0 +1,141 @@
+"""Games, their seats (players) with their scoresheets, and the log of every turn.
+
+The rules live in `dicegame.scoring`; only `dicegame.services` writes these rows.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from dicegame.labels import box_label
+from dicegame.scoring import Box, Scoresheet
+
+ROUNDS = len(Box)
+
+
+class Game(models.Model):
+    class Kind(models.TextChoices):
+        SOLO = "solo", _("Solo")
+        COMPUTER = "computer", _("Against the computer")
+        FRIENDS = "friends", _("Against friends")
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", _("In play")
+        FINISHED = "finished", _("Finished")
+
+    kind = models.CharField(max_length=16, choices=Kind, default=Kind.SOLO)
+    status = models.CharField(max_length=16, choices=Status, default=Status.ACTIVE)
+    # The dice seed stays secret until the game is finished; its SHA-256 is shown from the start.
+    seed = models.CharField(max_length=64)
+    seed_commitment = models.CharField(max_length=64)
+    # Bumped by every change, so a client can tell whether it missed one.
+    version = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["status", "-created_at"])]
+
+    def __str__(self):
+        return f"Game {self.pk} ({self.get_kind_display()}, {self.get_status_display()})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status == self.Status.FINISHED
+
+
+class Player(models.Model):
+    """A seat in a game: a user, a guest (by the key kept in their session) or a computer player.
+
+    The seat's scoresheet is stored here: `boxes` maps Box names to points."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="players")
+    seat = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="seats"
+    )
+    guest_key = models.CharField(max_length=64, blank=True, db_index=True)
+    bot_strength = models.CharField(max_length=16, blank=True)
+    name = models.CharField(max_length=150)
+    boxes = models.JSONField(default=dict, blank=True)
+    penta_bonus = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["game", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seat"], name="unique_seat_per_game"),
+            models.CheckConstraint(
+                condition=~(models.Q(user__isnull=False) & ~models.Q(bot_strength="")),
+                name="seat_is_user_or_bot",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.name} (seat {self.seat + 1} of game {self.game_id})"
+
+    @property
+    def is_bot(self) -> bool:
+        return bool(self.bot_strength)
+
+    @property
+    def sheet(self) -> Scoresheet:
+        return Scoresheet.from_dict({"boxes": self.boxes, "penta_bonus": self.penta_bonus})
+
+    def store_sheet(self, sheet: Scoresheet) -> None:
+        data = sheet.to_dict()
+        self.boxes = data["boxes"]
+        self.penta_bonus = data["penta_bonus"]
+        self.total = sheet.total
+
+
+class Turn(models.Model):
+    """One player's turn: the log of its rolls and the box it ended in.
+
+    `rolls` is a list of {"dice": [five faces], "held": [five booleans]} where `held` says which dice
+    were kept from the roll before. `dice`/`held` are the current dice and holds."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="turns")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="turns")
+    number = models.PositiveSmallIntegerField(help_text="1-based over the whole game; names its dice")
+    round = models.PositiveSmallIntegerField()
+    dice = models.JSONField(null=True, blank=True)
+    held = models.JSONField(default=list, blank=True)
+    rolls = models.JSONField(default=list, blank=True)
+    chosen_box = models.CharField(max_length=20, blank=True)
+    box = models.CharField(max_length=20, blank=True)
+    points = models.PositiveSmallIntegerField(null=True, blank=True)
+    bonus = models.PositiveSmallIntegerField(default=0)
+    auto_committed = models.BooleanField(default=False)
+    auto_commit_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["game", "number"]
+        constraints = [models.UniqueConstraint(fields=["game", "number"], name="unique_turn_number")]
+
+    def __str__(self):
+        return f"Turn {self.number} of game {self.game_id}"
+
+    @property
+    def rolls_used(self) -> int:
+        return len(self.rolls)
+
+    @property
+    def is_complete(self) -> bool:
+        return self.completed_at is not None
+
+    @property
+    def box_label(self) -> str:
+        return box_label(self.box)
+
+    @property
+    def roll_log(self) -> list[list[tuple[int, bool]]]:
+        """Each roll as (face, held from the roll before) pairs."""
+        return [list(zip(r["dice"], r["held"], strict=True)) for r in self.rolls]

@@ -1,0 +1,3 @@
+"""WebSocket routes. Live multiplayer adds its consumers here."""
+
+websocket_urlpatterns: list = []

@@ -1,0 +1,256 @@
+"""Reads: which games an actor may see, and what the game screen and the history show."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.core.paginator import Page, Paginator
+from django.db.models import Prefetch, Q
+from django.http import Http404
+from django.utils.translation import gettext as _
+
+from dicegame.labels import box_label
+from dicegame.models import Game, Player, Turn
+from dicegame.scoring import UPPER_BONUS, UPPER_BONUS_THRESHOLD, Box, Scoresheet
+from dicegame.services import MAX_ROLLS, Actor, turn_auto_commit_remaining
+
+
+def _seat_filter(actor: Actor, prefix: str = "") -> Q:
+    q = Q(pk__in=[])
+    if actor.user_id is not None:
+        q |= Q(**{f"{prefix}user_id": actor.user_id})
+    if actor.guest_key:
+        q |= Q(**{f"{prefix}guest_key": actor.guest_key, f"{prefix}user__isnull": True})
+    return q
+
+
+def game_for_actor(*, game_id: int, actor: Actor) -> Game:
+    """The game with its seats, if the actor has a seat in it; else 404 (no hint that it exists)."""
+    game = (
+        Game.objects.filter(pk=game_id)
+        .prefetch_related(
+            Prefetch("players", queryset=Player.objects.select_related("user").order_by("seat"))
+        )
+        .first()
+    )
+    if game is None or not any(actor.owns(p) for p in game.players.all()):
+        raise Http404(_("There is no such game."))
+    return game
+
+
+# -- the game screen ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Die:
+    index: int  # 1-5
+    value: int | None
+    held: bool
+    pips: tuple[bool, ...]  # the 3x3 grid of pips, row by row
+
+
+@dataclass(frozen=True)
+class Cell:
+    filled: int | None  # points written, if filled
+    option: int | None  # points the current dice would write here, if legal (current seat only)
+
+
+@dataclass(frozen=True)
+class SheetRow:
+    """One box across every seat; the button and its state belong to the viewer's own seat."""
+
+    box: Box
+    label: str
+    cells: list[Cell]
+    my_filled: int | None
+    selectable: bool  # the viewer may choose this box for the current dice
+    chosen: bool
+
+    @property
+    def is_upper(self) -> bool:
+        return self.box.is_upper
+
+
+@dataclass(frozen=True)
+class SeatSheet:
+    player: Player
+    sheet: Scoresheet
+    is_current: bool
+    is_mine: bool
+
+    @property
+    def upper_to_go(self) -> int:
+        return max(0, UPPER_BONUS_THRESHOLD - self.sheet.upper_total)
+
+
+@dataclass(frozen=True)
+class Board:
+    game: Game
+    turn: Turn | None
+    dice: list[Die]
+    seats: list[SeatSheet]
+    rows: list[SheetRow]
+    my_turn: bool
+    rolls_used: int
+    rolls_left: int
+    can_roll: bool
+    can_hold: bool
+    can_confirm: bool
+    chosen_label: str
+    must_sacrifice: bool
+    countdown: float | None
+    turns: list[Turn] = field(default_factory=list)
+
+    @property
+    def upper_rows(self) -> list[SheetRow]:
+        return [r for r in self.rows if r.is_upper]
+
+    @property
+    def lower_rows(self) -> list[SheetRow]:
+        return [r for r in self.rows if not r.is_upper]
+
+    @property
+    def upper_bonus(self) -> int:
+        return UPPER_BONUS
+
+    @property
+    def upper_threshold(self) -> int:
+        return UPPER_BONUS_THRESHOLD
+
+    @property
+    def countdown_ms(self) -> int | None:
+        return None if self.countdown is None else int(self.countdown * 1000)
+
+    @property
+    def countdown_seconds(self) -> int | None:
+        return None if self.countdown is None else int(-(-self.countdown // 1))
+
+
+_PIPS = {
+    1: (4,),
+    2: (0, 8),
+    3: (0, 4, 8),
+    4: (0, 2, 6, 8),
+    5: (0, 2, 4, 6, 8),
+    6: (0, 2, 3, 5, 6, 8),
+}
+
+
+def pips(value: int | None) -> tuple[bool, ...]:
+    on = _PIPS.get(value or 0, ())
+    return tuple(i in on for i in range(9))
+
+
+def game_board(*, game: Game, actor: Actor, with_log: bool = False) -> Board:
+    """Everything the game screen shows, for this actor, from the game's current rows."""
+    players = list(game.players.all())
+    turn = (
+        None
+        if game.is_finished
+        else Turn.objects.filter(game=game, completed_at__isnull=True).order_by("number").first()
+    )
+    current_player = next((p for p in players if turn and p.pk == turn.player_id), None)
+    dice_values = tuple(turn.dice) if turn and turn.dice else None
+    held = list(turn.held) if turn and turn.dice else [False] * 5
+    my_turn = bool(current_player and actor.owns(current_player))
+
+    sheets = {p.pk: p.sheet for p in players}
+    current_sheet = sheets[current_player.pk] if current_player else None
+    options = current_sheet.options(dice_values) if current_sheet and dice_values else {}
+    mine = next((p for p in players if actor.owns(p)), None)
+    chosen = turn.chosen_box if turn else ""
+    seats = [
+        SeatSheet(
+            player=p,
+            sheet=sheets[p.pk],
+            is_current=current_player is not None and p.pk == current_player.pk,
+            is_mine=mine is not None and p.pk == mine.pk,
+        )
+        for p in players
+    ]
+    rows = [
+        SheetRow(
+            box=b,
+            label=box_label(b),
+            cells=[
+                Cell(
+                    filled=sheets[p.pk].boxes.get(b),
+                    option=options.get(b) if current_player and p.pk == current_player.pk else None,
+                )
+                for p in players
+            ],
+            my_filled=sheets[mine.pk].boxes.get(b) if mine else None,
+            selectable=my_turn and b in options,
+            chosen=chosen == b.name,
+        )
+        for b in Box
+    ]
+
+    rolls_used = turn.rolls_used if turn else 0
+    return Board(
+        game=game,
+        turn=turn,
+        dice=[
+            Die(index=i + 1, value=value, held=bool(held[i]), pips=pips(value))
+            for i, value in enumerate(dice_values or (None,) * 5)
+        ],
+        seats=seats,
+        rows=rows,
+        my_turn=my_turn,
+        rolls_used=rolls_used,
+        rolls_left=MAX_ROLLS - rolls_used,
+        can_roll=my_turn and rolls_used < MAX_ROLLS and not (dice_values and all(held)),
+        can_hold=my_turn and dice_values is not None and rolls_used < MAX_ROLLS,
+        can_confirm=my_turn and bool(turn and turn.chosen_box),
+        chosen_label=box_label(turn.chosen_box) if turn else "",
+        must_sacrifice=bool(my_turn and dice_values and current_sheet.must_sacrifice(dice_values)),
+        countdown=turn_auto_commit_remaining(turn) if turn and not turn.chosen_box else None,
+        turns=game_turn_log(game=game) if with_log else [],
+    )
+
+
+def game_turn_log(*, game: Game) -> list[Turn]:
+    return list(
+        Turn.objects.filter(game=game, completed_at__isnull=False).select_related("player").order_by("number")
+    )
+
+
+# -- history -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    game: Game
+    me: Player
+    opponents: list[Player]
+
+    @property
+    def result(self) -> str:
+        if not self.game.is_finished:
+            return _("In play")
+        if not self.opponents:
+            return _("Finished")
+        if self.me.rank == 1:
+            shared = any(o.rank == 1 for o in self.opponents)
+            return _("Shared win") if shared else _("Won")
+        return _("Place %(rank)d of %(seats)d") % {"rank": self.me.rank, "seats": len(self.opponents) + 1}
+
+
+def history_page(*, actor: Actor, page: str | int | None) -> Page:
+    """The actor's games, newest first, one page at a time (a bad page number gives the nearest page)."""
+    seats = Player.objects.filter(_seat_filter(actor)).values("game_id")
+    games = (
+        Game.objects.filter(pk__in=seats)
+        .prefetch_related(Prefetch("players", queryset=Player.objects.order_by("seat")))
+        .order_by("-created_at", "-id")
+    )
+    paginator = Paginator(games, settings.PENTA_HISTORY_PAGE_SIZE)
+    page_obj = paginator.get_page(page)
+    rows = []
+    for game in page_obj.object_list:
+        players = list(game.players.all())
+        me = next(p for p in players if actor.owns(p))
+        rows.append(HistoryRow(game=game, me=me, opponents=[p for p in players if p.pk != me.pk]))
+    page_obj.object_list = rows
+    return page_obj

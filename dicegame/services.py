@@ -1,0 +1,335 @@
+"""The turn flow: the only code that changes a game.
+
+Each action runs in one transaction holding the game's row lock, so a double click or two tabs cannot
+roll or score twice. An action also names the turn and the number of rolls its page showed; if the
+game has moved on since, the action is refused (409) instead of being applied to dice the player never
+saw. The rules (`dicegame.scoring`) decide *what* is legal; this module decides *who* and *when*.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from dicegame import dice
+from dicegame.labels import box_label
+from dicegame.models import ROUNDS, Game, Player, Turn
+from dicegame.scoring import Box, Scoresheet
+
+logger = logging.getLogger(__name__)
+
+MAX_ROLLS = 3
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who is asking: a logged-in user, or a guest known by the key kept in their session."""
+
+    user_id: int | None = None
+    guest_key: str = ""
+    name: str = ""
+
+    def owns(self, player: Player) -> bool:
+        if player.is_bot:
+            return False
+        if self.user_id is not None and player.user_id == self.user_id:
+            return True
+        return bool(self.guest_key) and player.user_id is None and player.guest_key == self.guest_key
+
+
+class GameActionError(Exception):
+    """A refused action. `status` is the HTTP status the views answer with; the game is unchanged."""
+
+    status = 409
+
+    def __init__(self, message: str, *, status: int | None = None):
+        super().__init__(message)
+        self.message = message
+        if status is not None:
+            self.status = status
+
+
+class GameNotFound(GameActionError):
+    status = 404
+
+
+def auto_commit_box(sheet: Scoresheet, dice_values: tuple[int, ...]) -> Box:
+    """The box the computer would choose for these final dice: the legal box with the most points
+    (ties to the earliest box on the sheet)."""
+    options = sheet.options(dice_values)
+    return max(options, key=lambda box: (options[box], -box.value))
+
+
+# -- creating games ----------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def game_create_solo(*, actor: Actor) -> Game:
+    if actor.user_id is None and not actor.guest_key:
+        raise GameActionError(_("Start a game from the home page."), status=400)
+    seed = dice.new_seed()
+    game = Game.objects.create(kind=Game.Kind.SOLO, seed=seed, seed_commitment=dice.commitment(seed))
+    player = Player.objects.create(
+        game=game,
+        seat=0,
+        user_id=actor.user_id,
+        guest_key="" if actor.user_id is not None else actor.guest_key,
+        name=actor.name or _("Guest"),
+    )
+    Turn.objects.create(game=game, player=player, number=1, round=1, held=[False] * 5)
+    return game
+
+
+# -- the actions of a turn ---------------------------------------------------------------------------
+
+
+def _locked_game(game_id: int) -> Game:
+    try:
+        return Game.objects.select_for_update().get(pk=game_id)
+    except Game.DoesNotExist:
+        raise GameNotFound(_("There is no such game.")) from None
+
+
+def _current_turn(game: Game) -> Turn | None:
+    return (
+        Turn.objects.select_related("player")
+        .filter(game=game, completed_at__isnull=True)
+        .order_by("number")
+        .first()
+    )
+
+
+def _act(
+    game_id: int, actor: Actor, turn_number: int, rolls_seen: int, action: Callable[[Game, Turn], None]
+) -> Game:
+    """Lock the game, settle an overdue auto-commit, check who and when, then apply `action`."""
+    error: GameActionError | None = None
+    with transaction.atomic():
+        game = _locked_game(game_id)
+        players = list(game.players.all())
+        if not any(actor.owns(p) for p in players):
+            # Someone else's game: answer as if it did not exist.
+            raise GameNotFound(_("There is no such game."))
+        # An overdue auto-commit stands whatever becomes of this action.
+        if _settle_locked(game):
+            _bump(game)
+        try:
+            with transaction.atomic():
+                if game.is_finished:
+                    raise GameActionError(_("This game is over."))
+                turn = _current_turn(game)
+                if not actor.owns(turn.player):
+                    raise GameActionError(_("It is not your turn."))
+                if turn.number != turn_number or turn.rolls_used != rolls_seen:
+                    raise GameActionError(
+                        _(
+                            "The game moved on since this page was shown (another tab or a double "
+                            "click): the board is up to date now."
+                        )
+                    )
+                action(game, turn)
+                _bump(game)
+        except GameActionError as exc:
+            error = exc
+    if error is not None:
+        raise error
+    return game
+
+
+def _bump(game: Game) -> None:
+    game.version += 1
+    game.save(update_fields=["version", "status", "finished_at", "updated_at"])
+
+
+def turn_roll(*, game_id: int, actor: Actor, turn: int, roll: int) -> Game:
+    """Roll the dice that are not held. `roll` is the number of rolls already made (as shown)."""
+
+    def action(game: Game, t: Turn) -> None:
+        if t.rolls_used >= MAX_ROLLS:
+            raise GameActionError(_("You have rolled three times: choose a box and confirm the turn."))
+        held = tuple(bool(h) for h in t.held) if t.dice else (False,) * 5
+        if all(held):
+            raise GameActionError(_("All five dice are held: release at least one to roll."))
+        previous = tuple(t.dice) if t.dice else None
+        new_dice = dice.roll_dice(game.seed, game.pk, t.number, t.rolls_used + 1, previous, held)
+        t.rolls = [*t.rolls, {"dice": list(new_dice), "held": list(held)}]
+        t.dice = list(new_dice)
+        t.held = list(held)
+        # A selection was made for the old dice; the new dice need a new one.
+        t.chosen_box = ""
+        t.auto_commit_at = (
+            timezone.now() + timedelta(seconds=settings.PENTA_AUTO_COMMIT_SECONDS)
+            if t.rolls_used == MAX_ROLLS
+            else None
+        )
+        t.save(update_fields=["rolls", "dice", "held", "chosen_box", "auto_commit_at"])
+
+    return _act(game_id, actor, turn, roll, action)
+
+
+def turn_toggle_hold(*, game_id: int, actor: Actor, turn: int, roll: int, die: int) -> Game:
+    """Hold or release die `die` (1-5)."""
+    if die not in range(1, 6):
+        raise GameActionError(_("There are five dice, numbered 1 to 5."), status=400)
+
+    def action(game: Game, t: Turn) -> None:
+        if not t.dice:
+            raise GameActionError(_("Roll first: there are no dice to hold yet."))
+        if t.rolls_used >= MAX_ROLLS:
+            raise GameActionError(_("No rolls are left: holding dice changes nothing now."))
+        held = list(t.held)
+        held[die - 1] = not held[die - 1]
+        t.held = held
+        t.save(update_fields=["held"])
+
+    return _act(game_id, actor, turn, roll, action)
+
+
+def _parse_box(name: str) -> Box:
+    try:
+        return Box[name]
+    except KeyError:
+        raise GameActionError(_("There is no such box on the scoresheet."), status=400) from None
+
+
+def _check_placement(sheet: Scoresheet, box: Box, dice_values: tuple[int, ...]) -> None:
+    if box in sheet.boxes:
+        raise GameActionError(_("%(box)s is already filled.") % {"box": box_label(box)})
+    options = sheet.options(dice_values)
+    if box not in options:
+        allowed = ", ".join(box_label(b) for b in options)
+        raise GameActionError(
+            _("The forced joker does not allow %(box)s for this Penta; it may go in: %(allowed)s.")
+            % {"box": box_label(box), "allowed": allowed}
+        )
+
+
+def turn_choose_box(*, game_id: int, actor: Actor, turn: int, roll: int, box: str) -> Game:
+    """Select the box the turn will be written in (confirming writes it). Stops the auto-commit."""
+    chosen = _parse_box(box)
+
+    def action(game: Game, t: Turn) -> None:
+        if not t.dice:
+            raise GameActionError(_("Roll first: there is nothing to score yet."))
+        _check_placement(t.player.sheet, chosen, tuple(t.dice))
+        t.chosen_box = chosen.name
+        t.auto_commit_at = None
+        t.save(update_fields=["chosen_box", "auto_commit_at"])
+
+    return _act(game_id, actor, turn, roll, action)
+
+
+def turn_confirm(*, game_id: int, actor: Actor, turn: int, roll: int) -> Game:
+    """Write the dice in the chosen box and pass the turn on."""
+
+    def action(game: Game, t: Turn) -> None:
+        if not t.dice:
+            raise GameActionError(_("Roll first: there is nothing to score yet."))
+        if not t.chosen_box:
+            raise GameActionError(_("Choose a box before you confirm the turn."))
+        _write(game, t, Box[t.chosen_box], auto=False)
+
+    return _act(game_id, actor, turn, roll, action)
+
+
+def _write(game: Game, t: Turn, box: Box, *, auto: bool) -> None:
+    """Score the turn in `box`, then start the next turn or finish the game."""
+    player = t.player
+    sheet = player.sheet
+    dice_values = tuple(t.dice)
+    _check_placement(sheet, box, dice_values)
+    after = sheet.place(box, dice_values)
+    player.store_sheet(after)
+    player.save(update_fields=["boxes", "penta_bonus", "total"])
+    t.box = box.name
+    t.chosen_box = box.name
+    t.points = after.boxes[box]
+    t.bonus = after.penta_bonus - sheet.penta_bonus
+    t.auto_committed = auto
+    t.auto_commit_at = None
+    t.completed_at = timezone.now()
+    t.save(
+        update_fields=[
+            "box",
+            "chosen_box",
+            "points",
+            "bonus",
+            "auto_committed",
+            "auto_commit_at",
+            "completed_at",
+        ]
+    )
+    _advance(game, t)
+
+
+def _advance(game: Game, last: Turn) -> None:
+    players = list(game.players.order_by("seat"))
+    seat = (last.player.seat + 1) % len(players)
+    round_ = last.round + (1 if seat == 0 else 0)
+    if round_ > ROUNDS:
+        _finish(game, players)
+        return
+    Turn.objects.create(
+        game=game, player=players[seat], number=last.number + 1, round=round_, held=[False] * 5
+    )
+
+
+def _finish(game: Game, players: list[Player]) -> None:
+    # Equal totals share a place: a seat's rank is one more than the number of better totals.
+    for player in players:
+        player.rank = 1 + sum(1 for other in players if other.total > player.total)
+        player.save(update_fields=["rank"])
+    game.status = Game.Status.FINISHED
+    game.finished_at = timezone.now()
+
+
+# -- timers ------------------------------------------------------------------------------------------
+
+
+def _settle_locked(game: Game) -> bool:
+    """Apply an overdue auto-commit (the game's row is locked by the caller). True if one was applied."""
+    if game.is_finished:
+        return False
+    turn = _current_turn(game)
+    if turn is None or turn.auto_commit_at is None or turn.auto_commit_at > timezone.now():
+        return False
+    _write(game, turn, auto_commit_box(turn.player.sheet, tuple(turn.dice)), auto=True)
+    return True
+
+
+def game_settle(*, game_id: int) -> bool:
+    """Apply whatever the server's timers say is due in this game. Safe to call at any time and from
+    any number of processes: the row lock makes it happen once."""
+    with transaction.atomic():
+        try:
+            game = Game.objects.select_for_update().get(pk=game_id)
+        except Game.DoesNotExist:
+            return False
+        if not _settle_locked(game):
+            return False
+        _bump(game)
+        return True
+
+
+def games_settle_overdue() -> int:
+    """Settle every game with an overdue auto-commit; returns how many were settled."""
+    due = (
+        Turn.objects.filter(completed_at__isnull=True, auto_commit_at__lte=timezone.now())
+        .values_list("game_id", flat=True)
+        .distinct()
+    )
+    return sum(game_settle(game_id=game_id) for game_id in list(due))
+
+
+def turn_auto_commit_remaining(turn: Turn) -> float | None:
+    """Seconds left before the auto-commit, or None when no countdown runs."""
+    if turn.auto_commit_at is None:
+        return None
+    return max(0.0, (turn.auto_commit_at - timezone.now()).total_seconds())

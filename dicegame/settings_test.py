@@ -1,0 +1,31 @@
+"""Test settings: the production settings (DEBUG off) over plain HTTP, with a fast password hasher."""
+
+import os
+
+from dicegame.settings import *  # noqa: F403
+from dicegame.settings import BASE_DIR, DATABASES
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# Tests run with DEBUG off; the manifest storage would need collectstatic first.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True
+
+SECURE_SSL_REDIRECT = False
+SESSION_COOKIE_SECURE = False
+CSRF_COOKIE_SECURE = False
+SECURE_HSTS_SECONDS = 0
+
+# A browser test's server runs in another process (daphne), so the test database must be a file
+# (SQLite) or have an explicit name (PostgreSQL). Each xdist worker gets its own.
+_worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "var" / f"test-{_worker}.sqlite3")}
+else:
+    DATABASES["default"]["TEST"] = {"NAME": f"test_penta_{_worker}"}
+
+PENTA_AUTO_COMMIT_SECONDS = float(os.environ.get("PENTA_AUTO_COMMIT_SECONDS", "3"))

@@ -1,0 +1,176 @@
+"""The game's screens: thin function views over the services (writes) and selectors (reads).
+
+An htmx request gets the changed regions of the page as out-of-band swaps (the partials of
+`dicegame/game.html`); a plain form post is redirected back to the page, so everything also works
+without JavaScript. A refused action answers 4xx with its message in the page's message area.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from dicegame import selectors, services
+from dicegame.actors import actor_from_request
+from dicegame.services import Actor, GameActionError
+
+GAME_TEMPLATE = "dicegame/game.html"
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    actor = actor_from_request(request)
+    recent = selectors.history_page(actor=actor, page=1).object_list[:5] if _has_identity(actor) else []
+    return render(request, "dicegame/home.html", {"recent": recent})
+
+
+def _has_identity(actor: Actor) -> bool:
+    return actor.user_id is not None or bool(actor.guest_key)
+
+
+@require_POST
+def game_new_solo(request: HttpRequest) -> HttpResponse:
+    actor = actor_from_request(request, create_guest=True)
+    game = services.game_create_solo(actor=actor)
+    url = reverse("dicegame:game", args=[game.pk])
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+@require_GET
+def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
+    actor = actor_from_request(request)
+    selectors.game_for_actor(game_id=game_id, actor=actor)
+    services.game_settle(game_id=game_id)
+    return _render_game(request, game_id, actor)
+
+
+def _render_game(
+    request: HttpRequest, game_id: int, actor: Actor, *, error: str = "", status: int = 200
+) -> HttpResponse:
+    game = selectors.game_for_actor(game_id=game_id, actor=actor)
+    board = selectors.game_board(game=game, actor=actor, with_log=game.is_finished)
+    context = {"game": game, "board": board, "error": error}
+    if request.htmx and not request.htmx.boosted:
+        if game.is_finished and status == 200:
+            # The finished page has another shape (result, log, seed): load it whole.
+            return HttpResponseClientRedirect(reverse("dicegame:game", args=[game_id]))
+        return TemplateResponse(request, f"{GAME_TEMPLATE}#board-update", context, status=status)
+    return TemplateResponse(request, GAME_TEMPLATE, context, status=status)
+
+
+def _int_field(request: HttpRequest, name: str) -> int:
+    raw = request.POST.get(name, "")
+    try:
+        return int(raw)
+    except ValueError:
+        raise GameActionError(
+            _("The request was malformed (%(field)s is missing or not a number): reload the page.")
+            % {"field": name},
+            status=400,
+        ) from None
+
+
+def _perform(request: HttpRequest, game_id: int, act: Callable[[Actor, int, int], object]) -> HttpResponse:
+    """Run one action of the turn flow and answer with the fresh board, or the refusal."""
+    actor = actor_from_request(request)
+    try:
+        act(actor, _int_field(request, "turn"), _int_field(request, "roll"))
+    except GameActionError as exc:
+        return _refusal(request, game_id, actor, exc)
+    if not request.htmx:
+        return redirect("dicegame:game", game_id)
+    return _render_game(request, game_id, actor)
+
+
+def _refusal(request: HttpRequest, game_id: int, actor: Actor, exc: GameActionError) -> HttpResponse:
+    try:
+        return _render_game(request, game_id, actor, error=exc.message, status=exc.status)
+    except Http404:
+        # Not the actor's game (or none): say so without showing anything of it.
+        return message_response(request, exc.message, status=404)
+
+
+def message_response(request: HttpRequest, message: str, *, status: int) -> HttpResponse:
+    """A refusal outside any game screen: the message area alone for htmx, else a small page."""
+    template = "dicegame/message.html#messages" if request.htmx else "dicegame/message.html"
+    return TemplateResponse(request, template, {"error": message, "oob": True}, status=status)
+
+
+@require_POST
+def game_roll(request: HttpRequest, game_id: int) -> HttpResponse:
+    return _perform(
+        request,
+        game_id,
+        lambda actor, turn, roll: services.turn_roll(game_id=game_id, actor=actor, turn=turn, roll=roll),
+    )
+
+
+@require_POST
+def game_hold(request: HttpRequest, game_id: int, die: int) -> HttpResponse:
+    return _perform(
+        request,
+        game_id,
+        lambda actor, turn, roll: services.turn_toggle_hold(
+            game_id=game_id, actor=actor, turn=turn, roll=roll, die=die
+        ),
+    )
+
+
+@require_POST
+def game_choose(request: HttpRequest, game_id: int, box: str) -> HttpResponse:
+    return _perform(
+        request,
+        game_id,
+        lambda actor, turn, roll: services.turn_choose_box(
+            game_id=game_id, actor=actor, turn=turn, roll=roll, box=box
+        ),
+    )
+
+
+@require_POST
+def game_confirm(request: HttpRequest, game_id: int) -> HttpResponse:
+    return _perform(
+        request,
+        game_id,
+        lambda actor, turn, roll: services.turn_confirm(game_id=game_id, actor=actor, turn=turn, roll=roll),
+    )
+
+
+@require_POST
+def game_tick(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The page's countdown reached zero: apply the auto-commit if the server agrees it is due."""
+    actor = actor_from_request(request)
+    try:
+        selectors.game_for_actor(game_id=game_id, actor=actor)
+    except Http404 as exc:
+        return message_response(request, str(exc), status=404)
+    services.game_settle(game_id=game_id)
+    if not request.htmx:
+        return redirect("dicegame:game", game_id)
+    return _render_game(request, game_id, actor)
+
+
+@require_GET
+def history(request: HttpRequest) -> HttpResponse:
+    actor = actor_from_request(request)
+    if _has_identity(actor):
+        services.games_settle_overdue()
+        page = selectors.history_page(actor=actor, page=request.GET.get("page"))
+    else:
+        page = None
+    return render(request, "dicegame/history.html", {"page": page})
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    return message_response(
+        request,
+        _("Your session's security token was missing or out of date: reload the page and try again."),
+        status=403,
+    )
