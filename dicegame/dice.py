@@ -49,3 +49,20 @@ def roll_dice(
         previous[i] if previous is not None and held[i] else die_value(seed, game, turn, roll, i + 1)
         for i in range(5)
     )
+
+
+def check_turn(seed: str, game: int, turn: int, rolls: list[dict]) -> list[str]:
+    """Recompute a logged turn's rolls; returns what disagrees (nothing for an honest log).
+
+    `rolls` is the turn log: [{"dice": [five faces], "held": [five booleans]}, ...]."""
+    problems = []
+    previous = None
+    for number, roll in enumerate(rolls, start=1):
+        held = tuple(bool(h) for h in roll["held"])
+        if previous is None and any(held):
+            problems.append(f"turn {turn}, roll 1: dice held before the first roll")
+        expected = roll_dice(seed, game, turn, number, previous, held)
+        if tuple(roll["dice"]) != expected:
+            problems.append(f"turn {turn}, roll {number}: logged {list(roll['dice'])}, derived {list(expected)}")
+        previous = tuple(roll["dice"])
+    return problems

@@ -21,8 +21,10 @@ CSRF_COOKIE_SECURE = False
 SECURE_HSTS_SECONDS = 0
 
 # A browser test's server runs in another process (daphne), so the test database must be a file
-# (SQLite) or have an explicit name (PostgreSQL). Each xdist worker gets its own.
-_worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+# (SQLite) or have an explicit name (PostgreSQL). The server process inherits PENTA_TEST_RUN and so
+# finds the same database; concurrent test runs and xdist workers each get their own.
+_run = os.environ.setdefault("PENTA_TEST_RUN", str(os.getpid()))
+_worker = f"{_run}_{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "var" / f"test-{_worker}.sqlite3")}
 else:

@@ -5,6 +5,7 @@ from dicegame import views
 
 game_patterns = [
     path("", views.home, name="home"),
+    path("healthz/", views.healthz, name="healthz"),
     path("games/", views.history, name="history"),
     path("games/solo/", views.game_new_solo, name="new_solo"),
     path("games/<int:game_id>/", views.game_detail, name="game"),

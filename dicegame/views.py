@@ -174,3 +174,9 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
         _("Your session's security token was missing or out of date: reload the page and try again."),
         status=403,
     )
+
+
+@require_GET
+def healthz(request: HttpRequest) -> HttpResponse:
+    """For load balancers (and the benchmarks' baseline): the process answers, nothing more."""
+    return HttpResponse("ok", content_type="text/plain")

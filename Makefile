@@ -1,0 +1,56 @@
+# Penta: `make run` serves the game on http://127.0.0.1:8000, `make test` runs the whole suite.
+# Both set everything up on a fresh machine (a Python >= 3.12 is the one thing they need).
+
+PORT ?= 8000
+VENV := .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+# The first Python >= 3.12 on the PATH (pyenv's shims honour .python-version).
+PYTHON ?= $(shell for p in python3.13 python3.12 python3 python; do \
+	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null \
+	&& { echo $$p; break; }; done)
+
+.PHONY: run test test-fast test-browser install lint format messages migrate strategy clean
+
+$(VENV)/.installed: pyproject.toml
+	@if [ -z "$(PYTHON)" ]; then echo "Penta needs Python 3.12 or newer (Django 6); none was found on the PATH." >&2; exit 1; fi
+	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test]"
+	@touch $@
+
+install: $(VENV)/.installed
+
+# The compiled .mo files are committed; recompile when GNU gettext is there.
+messages: install
+	@if command -v msgfmt >/dev/null 2>&1; then $(PY) manage.py compilemessages --ignore=.venv -v0; \
+	else echo "msgfmt (GNU gettext) not found: using the committed translations"; fi
+
+migrate: install
+	$(PY) manage.py migrate --no-input -v0
+
+strategy: install
+	$(PY) manage.py build_strategy --if-missing
+
+run: install messages migrate strategy
+	DEBUG=true $(PY) manage.py runserver 127.0.0.1:$(PORT)
+
+# The browser tests run in a second pytest process: sync Playwright keeps an event loop in the main
+# thread, which the async tests must not share.
+test: install messages
+	$(BIN)/pytest -m "not browser" $(PYTEST_ARGS)
+	DJANGO_ALLOW_ASYNC_UNSAFE=true $(BIN)/pytest -m browser $(PYTEST_ARGS)
+
+test-fast: install
+	$(BIN)/pytest -m "not browser" -x -q $(PYTEST_ARGS)
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) var staticfiles .pytest_cache .ruff_cache .hypothesis

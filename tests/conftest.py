@@ -1,0 +1,134 @@
+"""Shared fixtures: users and clients from factories, a daphne live server, and Chromium for Playwright.
+
+With CI=true a test that needs Chromium, PostgreSQL or Redis fails when it is missing; elsewhere it is
+skipped with a message that says how to enable it.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import shutil
+from functools import partial
+from pathlib import Path
+
+import pytest
+from django.test import Client
+
+from dicegame.actors import GUEST_SESSION_KEY
+from dicegame.services import Actor
+from tests.factories import PASSWORD, UserFactory
+
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+CHROMIUM_CANDIDATES = ("/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/chromium-browser")
+
+
+def require(condition: bool, what: str, how: str) -> None:
+    """Fail in CI, skip elsewhere, when a real part the test needs is missing."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"{what} is required in CI but missing: {how}")
+    pytest.skip(f"{what} is missing: {how}")
+
+
+def pytest_configure(config):
+    # fork would copy asgiref's thread pool without its thread, and the daphne child would hang.
+    multiprocessing.set_start_method("spawn", force=True)
+
+
+def pytest_collection_modifyitems(config, items):
+    browser_dir = Path(__file__).parent / "browser"
+    for item in items:
+        if browser_dir in Path(item.fspath).parents:
+            item.add_marker(pytest.mark.browser)
+
+
+# -- people ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def user(db):
+    return UserFactory()
+
+
+@pytest.fixture
+def user_client(user) -> Client:
+    client = Client()
+    assert client.login(username=user.username, password=PASSWORD)
+    return client
+
+
+@pytest.fixture
+def guest_client(db) -> Client:
+    """A visitor with a guest key in their session (as after pressing Play solo)."""
+    client = Client()
+    session = client.session
+    session[GUEST_SESSION_KEY] = "guest-key-for-tests"
+    session.save()
+    return client
+
+
+@pytest.fixture
+def guest_actor() -> Actor:
+    return Actor(guest_key="guest-key-for-tests", name="Guest")
+
+
+@pytest.fixture
+def user_actor(user) -> Actor:
+    return Actor(user_id=user.pk, name=user.username)
+
+
+# -- the live server (daphne, so WebSockets work too) -------------------------------------------------
+
+
+def _use_test_database():
+    """Runs in the server process: point it at the database the tests created."""
+    from django.conf import settings
+
+    settings.DATABASES["default"]["NAME"] = settings.DATABASES["default"]["TEST"]["NAME"]
+
+
+def _make_application():
+    from channels.routing import get_default_application
+
+    return get_default_application()
+
+
+@pytest.fixture(scope="session")
+def live_server_url(django_db_setup, django_db_blocker):
+    from daphne.testing import DaphneProcess
+
+    server = DaphneProcess("127.0.0.1", partial(_make_application), setup=_use_test_database)
+    server.daemon = True
+    server.start()
+    if not server.ready.wait(timeout=60):
+        server.terminate()
+        raise RuntimeError("the daphne test server did not start")
+    try:
+        yield f"http://127.0.0.1:{server.port.value}"
+    finally:
+        server.terminate()
+        server.join(timeout=10)
+
+
+# -- Chromium for Playwright -------------------------------------------------------------------------
+
+
+def chromium_path() -> str | None:
+    for candidate in CHROMIUM_CANDIDATES:
+        if Path(candidate).exists():
+            return candidate
+    return shutil.which("chromium")
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    path = chromium_path()
+    require(path is not None, "Chromium", "apt-get install chromium (the Debian build; Playwright cannot download one)")
+    return {**browser_type_launch_args, "executable_path": path}
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    return {**browser_context_args, "locale": "en-GB", "viewport": {"width": 1100, "height": 900}}

@@ -1,0 +1,48 @@
+"""factory-boy factories for users, games, seats and turns."""
+
+import factory
+from django.contrib.auth import get_user_model
+
+from dicegame import dice
+from dicegame.models import Game, Player, Turn
+
+PASSWORD = "correct-horse-battery-staple"
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+        django_get_or_create = ("username",)
+
+    username = factory.Sequence(lambda n: f"player{n}")
+    password = factory.django.Password(PASSWORD)
+
+
+class GameFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Game
+
+    kind = Game.Kind.SOLO
+    seed = factory.LazyFunction(dice.new_seed)
+    seed_commitment = factory.LazyAttribute(lambda game: dice.commitment(game.seed))
+
+
+class PlayerFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Player
+
+    game = factory.SubFactory(GameFactory)
+    seat = 0
+    user = factory.SubFactory(UserFactory)
+    name = factory.LazyAttribute(lambda p: p.user.username if p.user else "Guest")
+
+
+class TurnFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Turn
+
+    game = factory.LazyAttribute(lambda t: t.player.game)
+    player = factory.SubFactory(PlayerFactory)
+    number = 1
+    round = 1
+    held = factory.LazyFunction(lambda: [False] * 5)

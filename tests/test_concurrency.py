@@ -1,0 +1,82 @@
+"""Two identical requests at the same moment apply once (real threads, real transactions).
+
+Runs on whichever database the suite runs on: SQLite (IMMEDIATE transactions) by default, PostgreSQL
+(row locks) in CI's second pass."""
+
+import threading
+
+import pytest
+from django.db import connection
+
+from dicegame import services
+from dicegame.models import Turn
+from dicegame.services import GameActionError
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def race(n: int, action) -> list:
+    """Run `action` in n threads released together; returns each thread's result or exception."""
+    barrier = threading.Barrier(n)
+    results: list = [None] * n
+
+    def run(i):
+        try:
+            barrier.wait()
+            results[i] = action()
+        except Exception as exc:  # noqa: BLE001 - the test inspects what each thread got
+            results[i] = exc
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    return results
+
+
+def test_simultaneous_identical_rolls_apply_exactly_once(user_actor):
+    game = services.game_create_solo(actor=user_actor)
+    results = race(4, lambda: services.turn_roll(game_id=game.pk, actor=user_actor, turn=1, roll=0))
+    refused = [r for r in results if isinstance(r, GameActionError)]
+    assert len(refused) == 3, results
+    assert all(r.status == 409 for r in refused)
+    turn = Turn.objects.get(game=game, number=1)
+    assert turn.rolls_used == 1
+    game.refresh_from_db()
+    assert game.version == 1
+
+
+def test_simultaneous_confirms_score_once(user_actor):
+    game = services.game_create_solo(actor=user_actor)
+    services.turn_roll(game_id=game.pk, actor=user_actor, turn=1, roll=0)
+    services.turn_choose_box(game_id=game.pk, actor=user_actor, turn=1, roll=1, box="CHANCE")
+    results = race(3, lambda: services.turn_confirm(game_id=game.pk, actor=user_actor, turn=1, roll=1))
+    assert sum(isinstance(r, GameActionError) for r in results) == 2, results
+    assert Turn.objects.filter(game=game).count() == 2
+    assert list(game.players.get().boxes) == ["CHANCE"]
+
+
+def test_simultaneous_http_rolls_apply_once(user, user_actor):
+    from django.test import Client
+
+    from tests.factories import PASSWORD
+
+    game = services.game_create_solo(actor=user_actor)
+    clients = []
+    for _ in range(2):
+        c = Client()
+        assert c.login(username=user.username, password=PASSWORD)
+        clients.append(c)
+    it = iter(clients)
+    lock = threading.Lock()
+
+    def post():
+        with lock:
+            c = next(it)
+        return c.post(f"/games/{game.pk}/roll/", {"turn": 1, "roll": 0}, HTTP_HX_REQUEST="true").status_code
+
+    assert sorted(race(2, post)) == [200, 409]
+    assert Turn.objects.get(game=game, number=1).rolls_used == 1

@@ -1,0 +1,82 @@
+"""Deployment settings, and that CI really runs on the services it claims to."""
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from channels.layers import get_channel_layer
+from django.db import connection
+
+from tests.conftest import IN_CI, require
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_check_deploy_is_clean_under_production_settings(tmp_path):
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "dicegame.settings",
+        "DEBUG": "false",
+        "PENTA_PRODUCTION": "true",
+        "SECRET_KEY": "x" * 20 + "production-secret-key-with-enough-entropy-0123456789",
+        "ALLOWED_HOSTS": "penta.example.com",
+        "SQLITE_PATH": str(tmp_path / "deploy.sqlite3"),
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_production_refuses_to_start_without_a_secret_key(tmp_path):
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "dicegame.settings", "DEBUG": "false",
+           "PENTA_PRODUCTION": "true", "SECRET_KEY": "", "SQLITE_PATH": str(tmp_path / "x.sqlite3")}  # fmt: skip
+    result = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert result.returncode != 0 and "SECRET_KEY must be set" in result.stderr
+
+
+@pytest.mark.django_db
+def test_database_is_the_one_the_environment_names():
+    url = os.environ.get("DATABASE_URL", "")
+    if url.startswith("postgres"):
+        assert connection.vendor == "postgresql"
+    else:
+        assert connection.vendor == "sqlite"
+        if IN_CI:
+            assert not url, "CI's PostgreSQL pass must set DATABASE_URL=postgres://..."
+
+
+def test_channel_layer_round_trip():
+    """The configured layer (Redis when REDIS_URL is set) carries a group message."""
+    if os.environ.get("REDIS_URL"):
+        import redis
+
+        try:
+            redis.Redis.from_url(os.environ["REDIS_URL"]).ping()
+            reachable = True
+        except redis.exceptions.ConnectionError:
+            reachable = False
+        require(reachable, "Redis", f"start redis-server for REDIS_URL={os.environ['REDIS_URL']}")
+
+    async def round_trip():
+        layer = get_channel_layer()
+        channel = await layer.new_channel()
+        await layer.group_add("penta-test", channel)
+        await layer.group_send("penta-test", {"type": "game.updated", "version": 7})
+        message = await asyncio.wait_for(layer.receive(channel), timeout=5)
+        await layer.group_discard("penta-test", channel)
+        return layer, message
+
+    layer, message = asyncio.run(round_trip())
+    assert message == {"type": "game.updated", "version": 7}
+    expected = "RedisChannelLayer" if os.environ.get("REDIS_URL") else "InMemoryChannelLayer"
+    assert type(layer).__name__ == expected
