@@ -1,0 +1,31 @@
+"""The server's clock: applies every overdue auto-commit, even in games no browser is looking at.
+
+Run exactly one of these next to the web processes (any number of them is still safe: each game's
+row lock makes an auto-commit happen once)."""
+
+import time
+
+from django.core.management.base import BaseCommand
+from django.db import close_old_connections
+
+from dicegame.services import games_settle_overdue
+
+
+class Command(BaseCommand):
+    help = "Apply overdue auto-commits, checking every --interval seconds (--once: one sweep and exit)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--interval", type=float, default=0.25)
+        parser.add_argument("--once", action="store_true")
+
+    def handle(self, *args, interval: float, once: bool, **options):
+        while True:
+            settled = games_settle_overdue()
+            if settled and options["verbosity"] > 1:
+                self.stdout.write(f"auto-committed {settled} turn(s)")
+            if once:
+                self.stdout.write(f"{settled} overdue turn(s) settled")
+                return
+            time.sleep(interval)
+            # A long-lived loop must not keep a connection the database has dropped.
+            close_old_connections()
