@@ -32,6 +32,8 @@ class Game(models.Model):
     seed_commitment = models.CharField(max_length=64)
     # Bumped by every change, so a client can tell whether it missed one.
     version = models.PositiveIntegerField(default=0)
+    # Set once the optimal-play hints were shown to a player of this game (marked in history).
+    hints_used = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -65,6 +67,8 @@ class Player(models.Model):
     penta_bonus = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(default=0)
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    # This seat's player has the hints panel switched on.
+    hints = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["game", "seat"]
@@ -113,6 +117,8 @@ class Turn(models.Model):
     bonus = models.PositiveSmallIntegerField(default=0)
     auto_committed = models.BooleanField(default=False)
     auto_commit_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # When the computer playing this turn makes its next move (paced so people can follow it).
+    next_step_at = models.DateTimeField(null=True, blank=True, db_index=True)
     started_at = models.DateTimeField(auto_now_add=True)
     completed_at = models.DateTimeField(null=True, blank=True)
 

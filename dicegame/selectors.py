@@ -8,12 +8,14 @@ from django.conf import settings
 from django.core.paginator import Page, Paginator
 from django.db.models import Prefetch, Q
 from django.http import Http404
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from dicegame.labels import box_label
 from dicegame.models import Game, Player, Turn
 from dicegame.scoring import UPPER_BONUS, UPPER_BONUS_THRESHOLD, Box, Scoresheet
 from dicegame.services import MAX_ROLLS, Actor, turn_auto_commit_remaining
+from dicegame.strategy import Strategy
 
 
 def _seat_filter(actor: Actor, prefix: str = "") -> Q:
@@ -85,6 +87,52 @@ class SeatSheet:
 
 
 @dataclass(frozen=True)
+class HintLine:
+    label: str
+    expected_total: float
+    cost: float  # expected final points given up against the best choice
+
+    @property
+    def is_best(self) -> bool:
+        return self.cost < 0.005
+
+
+@dataclass(frozen=True)
+class Hints:
+    """The optimal strategy's view of the player's position: every hold and every box, best first."""
+
+    expected_total: float  # under optimal play from here
+    keeps: list[HintLine]
+    boxes: list[HintLine]
+
+
+def _keep_label(keep: tuple[int, ...]) -> str:
+    if not keep:
+        return _("Reroll all five")
+    if len(keep) == 5:
+        return _("Hold all five: write now")
+    return _("Hold %(dice)s") % {"dice": " ".join(str(v) for v in keep)}
+
+
+def game_hints(*, sheet: Scoresheet, dice_values: tuple[int, ...] | None, rolls_used: int) -> Hints:
+    strategy = Strategy.shared()
+    if dice_values is None:
+        return Hints(expected_total=strategy.expected_total(sheet), keeps=[], boxes=[])
+    rolls_left = MAX_ROLLS - rolls_used
+    boxes = strategy.evaluate(sheet, dice_values, 0)
+    keeps = strategy.evaluate(sheet, dice_values, rolls_left) if rolls_left else []
+    best = max(c.expected_total for c in (keeps or boxes))
+    return Hints(
+        expected_total=best,
+        keeps=[HintLine(_keep_label(c.keep), c.expected_total, best - c.expected_total) for c in keeps[:6]],
+        boxes=[
+            HintLine(f"{box_label(c.box)} ({c.points})", c.expected_total, best - c.expected_total)
+            for c in boxes
+        ],
+    )
+
+
+@dataclass(frozen=True)
 class Board:
     game: Game
     turn: Turn | None
@@ -100,6 +148,11 @@ class Board:
     chosen_label: str
     must_sacrifice: bool
     countdown: float | None
+    bot_playing: bool = False
+    next_step_ms: int | None = None
+    can_hint: bool = False
+    hints_on: bool = False
+    hints: Hints | None = None
     turns: list[Turn] = field(default_factory=list)
 
     @property
@@ -188,6 +241,19 @@ def game_board(*, game: Game, actor: Actor, with_log: bool = False) -> Board:
     ]
 
     rolls_used = turn.rolls_used if turn else 0
+    bot_playing = bool(current_player and current_player.is_bot)
+    next_step_ms = None
+    if bot_playing and turn.next_step_at is not None:
+        next_step_ms = max(0, int((turn.next_step_at - timezone.now()).total_seconds() * 1000))
+    can_hint = mine is not None and game.kind != Game.Kind.FRIENDS and not game.is_finished
+    hints_on = can_hint and mine.hints
+    hints = None
+    if hints_on:
+        hints = game_hints(
+            sheet=sheets[mine.pk],
+            dice_values=dice_values if my_turn else None,
+            rolls_used=rolls_used if my_turn else 0,
+        )
     return Board(
         game=game,
         turn=turn,
@@ -206,6 +272,11 @@ def game_board(*, game: Game, actor: Actor, with_log: bool = False) -> Board:
         chosen_label=box_label(turn.chosen_box) if turn else "",
         must_sacrifice=bool(my_turn and dice_values and current_sheet.must_sacrifice(dice_values)),
         countdown=turn_auto_commit_remaining(turn) if turn and not turn.chosen_box else None,
+        bot_playing=bot_playing,
+        next_step_ms=next_step_ms,
+        can_hint=can_hint,
+        hints_on=hints_on,
+        hints=hints,
         turns=game_turn_log(game=game) if with_log else [],
     )
 

@@ -15,13 +15,16 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from dicegame import dice
+from dicegame.computer import auto_commit_box, next_step
 from dicegame.labels import box_label
 from dicegame.models import ROUNDS, Game, Player, Turn
 from dicegame.scoring import Box, Scoresheet
+from dicegame.strategy import STRENGTHS, Bot
 
 logger = logging.getLogger(__name__)
 
@@ -60,31 +63,60 @@ class GameNotFound(GameActionError):
     status = 404
 
 
-def auto_commit_box(sheet: Scoresheet, dice_values: tuple[int, ...]) -> Box:
-    """The box the computer would choose for these final dice: the legal box with the most points
-    (ties to the earliest box on the sheet)."""
-    options = sheet.options(dice_values)
-    return max(options, key=lambda box: (options[box], -box.value))
-
-
 # -- creating games ----------------------------------------------------------------------------------
 
 
-@transaction.atomic
-def game_create_solo(*, actor: Actor) -> Game:
+MAX_COMPUTER_OPPONENTS = 3
+
+
+def _create(actor: Actor, kind: str, bots: list[str]) -> Game:
     if actor.user_id is None and not actor.guest_key:
         raise GameActionError(_("Start a game from the home page."), status=400)
     seed = dice.new_seed()
-    game = Game.objects.create(kind=Game.Kind.SOLO, seed=seed, seed_commitment=dice.commitment(seed))
-    player = Player.objects.create(
+    game = Game.objects.create(kind=kind, seed=seed, seed_commitment=dice.commitment(seed))
+    human = Player.objects.create(
         game=game,
         seat=0,
         user_id=actor.user_id,
         guest_key="" if actor.user_id is not None else actor.guest_key,
         name=actor.name or _("Guest"),
     )
-    Turn.objects.create(game=game, player=player, number=1, round=1, held=[False] * 5)
+    for seat, strength in enumerate(bots, start=1):
+        Player.objects.create(
+            game=game, seat=seat, bot_strength=strength, name=bot_name(strength, seat, len(bots))
+        )
+    Turn.objects.create(game=game, player=human, number=1, round=1, held=[False] * 5)
     return game
+
+
+def bot_name(strength: str, seat: int, count: int) -> str:
+    label = {"easy": _("easy"), "medium": _("medium"), "hard": _("hard")}[strength]
+    if count == 1:
+        return _("Computer (%(strength)s)") % {"strength": label}
+    return _("Computer %(n)d (%(strength)s)") % {"n": seat, "strength": label}
+
+
+@transaction.atomic
+def game_create_solo(*, actor: Actor) -> Game:
+    return _create(actor, Game.Kind.SOLO, [])
+
+
+@transaction.atomic
+def game_create_vs_computer(*, actor: Actor, strengths: list[str]) -> Game:
+    """A game against 1 to 3 computer players, each of a strength in STRENGTHS; the person plays first."""
+    if not 1 <= len(strengths) <= MAX_COMPUTER_OPPONENTS:
+        raise GameActionError(
+            _("A game against the computer has 1 to %(max)d computer opponents.")
+            % {"max": MAX_COMPUTER_OPPONENTS},
+            status=400,
+        )
+    unknown = [s for s in strengths if s not in STRENGTHS]
+    if unknown:
+        raise GameActionError(
+            _("Unknown strength %(name)s: choose easy, medium or hard.") % {"name": repr(unknown[0])},
+            status=400,
+        )
+    return _create(actor, Game.Kind.COMPUTER, list(strengths))
 
 
 # -- the actions of a turn ---------------------------------------------------------------------------
@@ -117,7 +149,8 @@ def _act(
         if not any(actor.owns(p) for p in players):
             # Someone else's game: answer as if it did not exist.
             raise GameNotFound(_("There is no such game."))
-        # An overdue auto-commit stands whatever becomes of this action.
+        # What the clock made due (an auto-commit, the computer's moves) stands whatever becomes of
+        # this action.
         if _settle_locked(game):
             _bump(game)
         try:
@@ -148,30 +181,30 @@ def _bump(game: Game) -> None:
     game.save(update_fields=["version", "status", "finished_at", "updated_at"])
 
 
+def _roll(game: Game, t: Turn) -> None:
+    if t.rolls_used >= MAX_ROLLS:
+        raise GameActionError(_("You have rolled three times: choose a box and confirm the turn."))
+    held = tuple(bool(h) for h in t.held) if t.dice else (False,) * 5
+    if all(held):
+        raise GameActionError(_("All five dice are held: release at least one to roll."))
+    previous = tuple(t.dice) if t.dice else None
+    new_dice = dice.roll_dice(game.seed, game.pk, t.number, t.rolls_used + 1, previous, held)
+    t.rolls = [*t.rolls, {"dice": list(new_dice), "held": list(held)}]
+    t.dice = list(new_dice)
+    t.held = list(held)
+    # A selection was made for the old dice; the new dice need a new one.
+    t.chosen_box = ""
+    t.auto_commit_at = (
+        timezone.now() + timedelta(seconds=settings.PENTA_AUTO_COMMIT_SECONDS)
+        if t.rolls_used == MAX_ROLLS and not t.player.is_bot
+        else None
+    )
+    t.save(update_fields=["rolls", "dice", "held", "chosen_box", "auto_commit_at"])
+
+
 def turn_roll(*, game_id: int, actor: Actor, turn: int, roll: int) -> Game:
     """Roll the dice that are not held. `roll` is the number of rolls already made (as shown)."""
-
-    def action(game: Game, t: Turn) -> None:
-        if t.rolls_used >= MAX_ROLLS:
-            raise GameActionError(_("You have rolled three times: choose a box and confirm the turn."))
-        held = tuple(bool(h) for h in t.held) if t.dice else (False,) * 5
-        if all(held):
-            raise GameActionError(_("All five dice are held: release at least one to roll."))
-        previous = tuple(t.dice) if t.dice else None
-        new_dice = dice.roll_dice(game.seed, game.pk, t.number, t.rolls_used + 1, previous, held)
-        t.rolls = [*t.rolls, {"dice": list(new_dice), "held": list(held)}]
-        t.dice = list(new_dice)
-        t.held = list(held)
-        # A selection was made for the old dice; the new dice need a new one.
-        t.chosen_box = ""
-        t.auto_commit_at = (
-            timezone.now() + timedelta(seconds=settings.PENTA_AUTO_COMMIT_SECONDS)
-            if t.rolls_used == MAX_ROLLS
-            else None
-        )
-        t.save(update_fields=["rolls", "dice", "held", "chosen_box", "auto_commit_at"])
-
-    return _act(game_id, actor, turn, roll, action)
+    return _act(game_id, actor, turn, roll, _roll)
 
 
 def turn_toggle_hold(*, game_id: int, actor: Actor, turn: int, roll: int, die: int) -> Game:
@@ -211,19 +244,19 @@ def _check_placement(sheet: Scoresheet, box: Box, dice_values: tuple[int, ...]) 
         )
 
 
+def _choose(t: Turn, box: Box) -> None:
+    if not t.dice:
+        raise GameActionError(_("Roll first: there is nothing to score yet."))
+    _check_placement(t.player.sheet, box, tuple(t.dice))
+    t.chosen_box = box.name
+    t.auto_commit_at = None
+    t.save(update_fields=["chosen_box", "auto_commit_at"])
+
+
 def turn_choose_box(*, game_id: int, actor: Actor, turn: int, roll: int, box: str) -> Game:
     """Select the box the turn will be written in (confirming writes it). Stops the auto-commit."""
     chosen = _parse_box(box)
-
-    def action(game: Game, t: Turn) -> None:
-        if not t.dice:
-            raise GameActionError(_("Roll first: there is nothing to score yet."))
-        _check_placement(t.player.sheet, chosen, tuple(t.dice))
-        t.chosen_box = chosen.name
-        t.auto_commit_at = None
-        t.save(update_fields=["chosen_box", "auto_commit_at"])
-
-    return _act(game_id, actor, turn, roll, action)
+    return _act(game_id, actor, turn, roll, lambda game, t: _choose(t, chosen))
 
 
 def turn_confirm(*, game_id: int, actor: Actor, turn: int, roll: int) -> Game:
@@ -239,7 +272,7 @@ def turn_confirm(*, game_id: int, actor: Actor, turn: int, roll: int) -> Game:
     return _act(game_id, actor, turn, roll, action)
 
 
-def _write(game: Game, t: Turn, box: Box, *, auto: bool) -> None:
+def _write(game: Game, t: Turn, box: Box, *, auto: bool, at=None) -> None:
     """Score the turn in `box`, then start the next turn or finish the game."""
     player = t.player
     sheet = player.sheet
@@ -266,18 +299,24 @@ def _write(game: Game, t: Turn, box: Box, *, auto: bool) -> None:
             "completed_at",
         ]
     )
-    _advance(game, t)
+    _advance(game, t, at or timezone.now())
 
 
-def _advance(game: Game, last: Turn) -> None:
+def _advance(game: Game, last: Turn, at) -> None:
     players = list(game.players.order_by("seat"))
     seat = (last.player.seat + 1) % len(players)
     round_ = last.round + (1 if seat == 0 else 0)
     if round_ > ROUNDS:
         _finish(game, players)
         return
+    player = players[seat]
     Turn.objects.create(
-        game=game, player=players[seat], number=last.number + 1, round=round_, held=[False] * 5
+        game=game,
+        player=player,
+        number=last.number + 1,
+        round=round_,
+        held=[False] * 5,
+        next_step_at=at + _bot_pace() if player.is_bot else None,
     )
 
 
@@ -293,20 +332,96 @@ def _finish(game: Game, players: list[Player]) -> None:
 # -- timers ------------------------------------------------------------------------------------------
 
 
-def _settle_locked(game: Game) -> bool:
-    """Apply an overdue auto-commit (the game's row is locked by the caller). True if one was applied."""
+def _bot_pace() -> timedelta:
+    return timedelta(seconds=settings.PENTA_BOT_STEP_SECONDS)
+
+
+def _settle_locked(game: Game, *, hurry: bool = False) -> int:
+    """Apply what the server's clock says is due (the caller holds the game's row lock): an overdue
+    auto-commit, and the computer players' moves, one visible step per pace. With `hurry`, the
+    computer plays on at once until a person's turn. Returns how many changes were made."""
+    changes = 0
+    now = timezone.now()
+    while not game.is_finished:
+        turn = _current_turn(game)
+        if turn.player.is_bot:
+            due = turn.next_step_at or now
+            if due > now and not hurry:
+                break
+            _bot_step(game, turn, min(due, now))
+        elif turn.auto_commit_at is not None and turn.auto_commit_at <= now:
+            _write(game, turn, auto_commit_box(turn.player.sheet, tuple(turn.dice)), auto=True)
+        else:
+            break
+        changes += 1
+    return changes
+
+
+def _bot_step(game: Game, t: Turn, due) -> None:
+    """One move of a computer player. The next one is due a pace after this one was, so a game
+    nobody watched catches up at once when it is next touched."""
+    step = next_step(
+        Bot(t.player.bot_strength),
+        t.player.sheet,
+        tuple(t.dice) if t.dice else None,
+        list(t.held),
+        t.rolls_used,
+        Box[t.chosen_box] if t.chosen_box else None,
+    )
+    if step.kind == "confirm":
+        _write(game, t, Box[t.chosen_box], auto=False, at=due)
+        return
+    if step.kind == "roll":
+        _roll(game, t)
+    elif step.kind == "hold":
+        t.held = list(step.held)
+        t.save(update_fields=["held"])
+    else:
+        _choose(t, step.box)
+    t.next_step_at = due + _bot_pace()
+    t.save(update_fields=["next_step_at"])
+
+
+def _locked_for_actor(game_id: int, actor: Actor) -> Game:
+    game = _locked_game(game_id)
+    if not any(actor.owns(p) for p in game.players.all()):
+        raise GameNotFound(_("There is no such game."))
+    return game
+
+
+@transaction.atomic
+def game_hurry(*, game_id: int, actor: Actor) -> Game:
+    """The person does not want to watch: the computer players finish their turns now."""
+    game = _locked_for_actor(game_id, actor)
     if game.is_finished:
-        return False
-    turn = _current_turn(game)
-    if turn is None or turn.auto_commit_at is None or turn.auto_commit_at > timezone.now():
-        return False
-    _write(game, turn, auto_commit_box(turn.player.sheet, tuple(turn.dice)), auto=True)
-    return True
+        raise GameActionError(_("This game is over."))
+    if not _settle_locked(game, hurry=True):
+        raise GameActionError(_("It is your turn: the computer has nothing left to play."))
+    _bump(game)
+    return game
+
+
+@transaction.atomic
+def game_set_hints(*, game_id: int, actor: Actor, on: bool) -> Game:
+    """Switch the optimal-play hints on or off for the actor's seat. Never in games against people."""
+    game = _locked_for_actor(game_id, actor)
+    if game.kind == Game.Kind.FRIENDS:
+        raise GameActionError(_("Hints are not available in games against other people."), status=403)
+    if game.is_finished:
+        raise GameActionError(_("This game is over."))
+    seat = next(p for p in game.players.all() if actor.owns(p))
+    seat.hints = on
+    seat.save(update_fields=["hints"])
+    if on:
+        game.hints_used = True
+        game.save(update_fields=["hints_used"])
+    _bump(game)
+    return game
 
 
 def game_settle(*, game_id: int) -> bool:
-    """Apply whatever the server's timers say is due in this game. Safe to call at any time and from
-    any number of processes: the row lock makes it happen once."""
+    """Apply whatever the server's clock says is due in this game. Safe to call at any time and from
+    any number of processes: the row lock makes each change happen once."""
     with transaction.atomic():
         try:
             game = Game.objects.select_for_update().get(pk=game_id)
@@ -318,14 +433,15 @@ def game_settle(*, game_id: int) -> bool:
         return True
 
 
-def games_settle_overdue() -> int:
-    """Settle every game with an overdue auto-commit; returns how many were settled."""
-    due = (
-        Turn.objects.filter(completed_at__isnull=True, auto_commit_at__lte=timezone.now())
-        .values_list("game_id", flat=True)
-        .distinct()
+def games_settle_overdue(*, game_ids=None) -> int:
+    """Settle every game (or those of `game_ids`) where something is due; returns how many changed."""
+    now = timezone.now()
+    due = Turn.objects.filter(completed_at__isnull=True).filter(
+        Q(auto_commit_at__lte=now) | Q(next_step_at__lte=now)
     )
-    return sum(game_settle(game_id=game_id) for game_id in list(due))
+    if game_ids is not None:
+        due = due.filter(game_id__in=game_ids)
+    return sum(game_settle(game_id=game_id) for game_id in set(due.values_list("game_id", flat=True)))
 
 
 def turn_auto_commit_remaining(turn: Turn) -> float | None:

@@ -193,3 +193,5 @@ LOGGING = {
 # Game tuning.
 PENTA_AUTO_COMMIT_SECONDS = float(os.environ.get("PENTA_AUTO_COMMIT_SECONDS", "3"))
 PENTA_HISTORY_PAGE_SIZE = 20
+# How long each move of a computer player stays on screen before the next one.
+PENTA_BOT_STEP_SECONDS = float(os.environ.get("PENTA_BOT_STEP_SECONDS", "0.9"))

@@ -14,6 +14,7 @@ from django.shortcuts import redirect, render
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -22,13 +23,14 @@ from dicegame.actors import actor_from_request
 from dicegame.services import Actor, GameActionError
 
 GAME_TEMPLATE = "dicegame/game.html"
+STRENGTH_CHOICES = [("easy", _lazy("Easy")), ("medium", _lazy("Medium")), ("hard", _lazy("Hard (optimal)"))]
 
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
     actor = actor_from_request(request)
     recent = selectors.history_page(actor=actor, page=1).object_list[:5] if _has_identity(actor) else []
-    return render(request, "dicegame/home.html", {"recent": recent})
+    return render(request, "dicegame/home.html", {"recent": recent, "strength_choices": STRENGTH_CHOICES})
 
 
 def _has_identity(actor: Actor) -> bool:
@@ -39,6 +41,21 @@ def _has_identity(actor: Actor) -> bool:
 def game_new_solo(request: HttpRequest) -> HttpResponse:
     actor = actor_from_request(request, create_guest=True)
     game = services.game_create_solo(actor=actor)
+    url = reverse("dicegame:game", args=[game.pk])
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+@require_POST
+def game_new_vs_computer(request: HttpRequest) -> HttpResponse:
+    actor = actor_from_request(request, create_guest=True)
+    strengths = [s for s in request.POST.getlist("strength") if s]
+    try:
+        game = services.game_create_vs_computer(actor=actor, strengths=strengths)
+    except GameActionError as exc:
+        if request.htmx:
+            return message_response(request, exc.message, status=exc.status)
+        context = {"recent": [], "error": exc.message, "strength_choices": STRENGTH_CHOICES}
+        return TemplateResponse(request, "dicegame/home.html", context, status=exc.status)
     url = reverse("dicegame:game", args=[game.pk])
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
 
@@ -140,6 +157,38 @@ def game_confirm(request: HttpRequest, game_id: int) -> HttpResponse:
         request,
         game_id,
         lambda actor, turn, roll: services.turn_confirm(game_id=game_id, actor=actor, turn=turn, roll=roll),
+    )
+
+
+def _game_action(request: HttpRequest, game_id: int, act: Callable[[Actor], object]) -> HttpResponse:
+    """An action on the game as a whole (not tied to the dice on screen)."""
+    actor = actor_from_request(request)
+    try:
+        act(actor)
+    except GameActionError as exc:
+        return _refusal(request, game_id, actor, exc)
+    if not request.htmx:
+        return redirect("dicegame:game", game_id)
+    return _render_game(request, game_id, actor)
+
+
+@require_POST
+def game_hurry(request: HttpRequest, game_id: int) -> HttpResponse:
+    return _game_action(request, game_id, lambda actor: services.game_hurry(game_id=game_id, actor=actor))
+
+
+@require_POST
+def game_hints(request: HttpRequest, game_id: int) -> HttpResponse:
+    raw = request.POST.get("on", "")
+    if raw not in ("0", "1"):
+        return _refusal(
+            request,
+            game_id,
+            actor_from_request(request),
+            GameActionError(_("The request was malformed (on must be 0 or 1): reload the page."), status=400),
+        )
+    return _game_action(
+        request, game_id, lambda actor: services.game_set_hints(game_id=game_id, actor=actor, on=raw == "1")
     )
 
 

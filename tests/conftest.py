@@ -125,7 +125,11 @@ def chromium_path() -> str | None:
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
     path = chromium_path()
-    require(path is not None, "Chromium", "apt-get install chromium (the Debian build; Playwright cannot download one)")
+    require(
+        path is not None,
+        "Chromium",
+        "apt-get install chromium (the Debian build; Playwright cannot download one)",
+    )
     return {**browser_type_launch_args, "executable_path": path}
 
 

@@ -45,9 +45,20 @@ def test_examples_json_options_placement_and_refusals(example):
 
 def test_box_order_and_names():
     assert [b.name for b in Box] == [
-        "ONES", "TWOS", "THREES", "FOURS", "FIVES", "SIXES", "THREE_OF_A_KIND", "FOUR_OF_A_KIND",
-        "FULL_HOUSE", "SMALL_STRAIGHT", "LARGE_STRAIGHT", "CHANCE", "PENTA",
-    ]  # fmt: skip
+        "ONES",
+        "TWOS",
+        "THREES",
+        "FOURS",
+        "FIVES",
+        "SIXES",
+        "THREE_OF_A_KIND",
+        "FOUR_OF_A_KIND",
+        "FULL_HOUSE",
+        "SMALL_STRAIGHT",
+        "LARGE_STRAIGHT",
+        "CHANCE",
+        "PENTA",
+    ]
 
 
 def test_worked_example_ordinary_roll_on_empty_sheet():
@@ -140,7 +151,18 @@ def test_filled_box_is_refused():
         sheet.place(Box.CHANCE, [1, 2, 3, 4, 5])
 
 
-@pytest.mark.parametrize("dice", [[1, 2, 3, 4], [1, 2, 3, 4, 5, 6], [0, 1, 2, 3, 4], [1, 2, 3, 4, 7], [1, 2, 3, 4, "5"], [1, 2, 3, 4, True], None])
+@pytest.mark.parametrize(
+    "dice",
+    [
+        [1, 2, 3, 4],
+        [1, 2, 3, 4, 5, 6],
+        [0, 1, 2, 3, 4],
+        [1, 2, 3, 4, 7],
+        [1, 2, 3, 4, "5"],
+        [1, 2, 3, 4, True],
+        None,
+    ],
+)
 def test_bad_dice_are_refused(dice):
     with pytest.raises(InvalidDice):
         Scoresheet().place(Box.CHANCE, dice)
@@ -156,7 +178,15 @@ def test_sacrifice_is_detected():
 
 @pytest.mark.parametrize(
     ("boxes", "bonus"),
-    [({Box.ONES: 6}, 0), ({Box.TWOS: 3}, 0), ({Box.FULL_HOUSE: 20}, 0), ({Box.PENTA: 40}, 0), ({Box.CHANCE: 50}, 0), ({}, 100), ({Box.PENTA: 50}, 150)],
+    [
+        ({Box.ONES: 6}, 0),
+        ({Box.TWOS: 3}, 0),
+        ({Box.FULL_HOUSE: 20}, 0),
+        ({Box.PENTA: 40}, 0),
+        ({Box.CHANCE: 50}, 0),
+        ({}, 100),
+        ({Box.PENTA: 50}, 150),
+    ],
 )
 def test_impossible_sheets_are_refused(boxes, bonus):
     with pytest.raises(ValueError):

@@ -18,8 +18,11 @@ dice_st = st.lists(st.integers(1, 6), min_size=5, max_size=5)
 penta_st = st.integers(1, 6).map(lambda v: [v] * 5)
 
 
+ANY_PENTA_BOX = st.sampled_from([None, 0, 50])
+
+
 @st.composite
-def sheets(draw, penta_box=st.sampled_from([None, 0, 50])):
+def sheets(draw, penta_box=ANY_PENTA_BOX):
     """A sheet reachable in play: filled by placing random dice in random legal boxes."""
     sheet = Scoresheet()
     forced = draw(penta_box)

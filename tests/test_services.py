@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from dicegame import dice, services
+from dicegame import computer, dice, services
 from dicegame.models import Game, Player, Turn
 from dicegame.scoring import Box, Scoresheet
 from dicegame.services import Actor, GameActionError, GameNotFound
@@ -41,9 +41,17 @@ def place(game, actor, box: Box):
 
 def rigged_turn(actor_user, dice_values, boxes=None, penta_bonus=0, rolls=1):
     """A solo game whose current turn shows the given dice (as if rolled `rolls` times)."""
-    player = PlayerFactory(user=actor_user, boxes={b.name: p for b, p in (boxes or {}).items()}, penta_bonus=penta_bonus)
+    player = PlayerFactory(
+        user=actor_user, boxes={b.name: p for b, p in (boxes or {}).items()}, penta_bonus=penta_bonus
+    )
     log = [{"dice": list(dice_values), "held": [False] * 5}] * rolls
-    TurnFactory(player=player, number=len(boxes or {}) + 1, round=len(boxes or {}) + 1, dice=list(dice_values), rolls=log)
+    TurnFactory(
+        player=player,
+        number=len(boxes or {}) + 1,
+        round=len(boxes or {}) + 1,
+        dice=list(dice_values),
+        rolls=log,
+    )
     return player.game
 
 
@@ -82,7 +90,9 @@ def test_held_dice_survive_the_reroll_and_are_logged(solo, user_actor):
     t = roll(solo, user_actor)
     assert t.dice[1] == first[1] and t.dice[3] == first[3]
     assert t.rolls[1]["held"] == [False, True, False, True, False]
-    assert tuple(t.dice) == dice.roll_dice(solo.seed, solo.pk, 1, 2, tuple(first), (False, True, False, True, False))
+    assert tuple(t.dice) == dice.roll_dice(
+        solo.seed, solo.pk, 1, 2, tuple(first), (False, True, False, True, False)
+    )
 
 
 def test_hold_toggles_back(solo, user_actor):
@@ -95,17 +105,58 @@ def test_hold_toggles_back(solo, user_actor):
 @pytest.mark.parametrize(
     ("setup", "attempt", "message"),
     [
-        (lambda g, a: roll(g, a, 3), lambda g, a: services.turn_roll(game_id=g.pk, actor=a, turn=1, roll=3), "three times"),
-        (lambda g, a: None, lambda g, a: services.turn_toggle_hold(game_id=g.pk, actor=a, turn=1, roll=0, die=1), "Roll first"),
-        (lambda g, a: None, lambda g, a: services.turn_confirm(game_id=g.pk, actor=a, turn=1, roll=0), "Roll first"),
-        (lambda g, a: None, lambda g, a: services.turn_choose_box(game_id=g.pk, actor=a, turn=1, roll=0, box="CHANCE"), "Roll first"),
-        (lambda g, a: roll(g, a), lambda g, a: services.turn_confirm(game_id=g.pk, actor=a, turn=1, roll=1), "Choose a box"),
-        (lambda g, a: roll(g, a), lambda g, a: services.turn_roll(game_id=g.pk, actor=a, turn=1, roll=0), "moved on"),
-        (lambda g, a: roll(g, a), lambda g, a: services.turn_roll(game_id=g.pk, actor=a, turn=2, roll=1), "moved on"),
-        (lambda g, a: roll(g, a, 3), lambda g, a: services.turn_toggle_hold(game_id=g.pk, actor=a, turn=1, roll=3, die=1), "No rolls"),
+        (
+            lambda g, a: roll(g, a, 3),
+            lambda g, a: services.turn_roll(game_id=g.pk, actor=a, turn=1, roll=3),
+            "three times",
+        ),
+        (
+            lambda g, a: None,
+            lambda g, a: services.turn_toggle_hold(game_id=g.pk, actor=a, turn=1, roll=0, die=1),
+            "Roll first",
+        ),
+        (
+            lambda g, a: None,
+            lambda g, a: services.turn_confirm(game_id=g.pk, actor=a, turn=1, roll=0),
+            "Roll first",
+        ),
+        (
+            lambda g, a: None,
+            lambda g, a: services.turn_choose_box(game_id=g.pk, actor=a, turn=1, roll=0, box="CHANCE"),
+            "Roll first",
+        ),
+        (
+            lambda g, a: roll(g, a),
+            lambda g, a: services.turn_confirm(game_id=g.pk, actor=a, turn=1, roll=1),
+            "Choose a box",
+        ),
+        (
+            lambda g, a: roll(g, a),
+            lambda g, a: services.turn_roll(game_id=g.pk, actor=a, turn=1, roll=0),
+            "moved on",
+        ),
+        (
+            lambda g, a: roll(g, a),
+            lambda g, a: services.turn_roll(game_id=g.pk, actor=a, turn=2, roll=1),
+            "moved on",
+        ),
+        (
+            lambda g, a: roll(g, a, 3),
+            lambda g, a: services.turn_toggle_hold(game_id=g.pk, actor=a, turn=1, roll=3, die=1),
+            "No rolls",
+        ),
     ],
-    ids=["fourth-roll", "hold-before-roll", "confirm-before-roll", "choose-before-roll", "confirm-without-box", "stale-roll", "stale-turn", "hold-after-last-roll"],
-)  # fmt: skip
+    ids=[
+        "fourth-roll",
+        "hold-before-roll",
+        "confirm-before-roll",
+        "choose-before-roll",
+        "confirm-without-box",
+        "stale-roll",
+        "stale-turn",
+        "hold-after-last-roll",
+    ],
+)
 def test_refused_actions_change_nothing(solo, user_actor, setup, attempt, message):
     setup(solo, user_actor)
     before = snapshot(solo.pk)
@@ -197,7 +248,7 @@ def play_whole_game(game, actor):
     for _ in range(13):
         t = roll(game, actor)
         sheet = t.player.sheet
-        place(game, actor, services.auto_commit_box(sheet, tuple(t.dice)))
+        place(game, actor, computer.auto_commit_box(sheet, tuple(t.dice)))
 
 
 def test_a_whole_game_finishes_with_the_sheets_total(solo, user_actor):
@@ -241,7 +292,7 @@ def test_overdue_auto_commit_is_applied_once_by_the_server(solo, user_actor):
     assert services.game_settle(game_id=solo.pk) is True
     assert services.game_settle(game_id=solo.pk) is False
     done = Turn.objects.get(pk=t.pk)
-    expected = services.auto_commit_box(Scoresheet(), tuple(t.dice))
+    expected = computer.auto_commit_box(Scoresheet(), tuple(t.dice))
     assert done.auto_committed and done.box == expected.name
     assert current(solo.pk).number == 2
 
@@ -264,8 +315,17 @@ def test_sweep_settles_every_overdue_game(user_actor, guest_actor):
     assert Turn.objects.filter(auto_committed=True).count() == 2
 
 
-def test_auto_commit_box_takes_most_points_ties_to_earliest():
-    assert services.auto_commit_box(Scoresheet(), (1, 2, 3, 4, 5)) == Box.LARGE_STRAIGHT
-    assert services.auto_commit_box(Scoresheet({Box.CHANCE: 9}), (1, 1, 2, 2, 3)) == Box.TWOS
-    only_zero = Scoresheet({b: 0 for b in Box if b not in (Box.ONES, Box.TWOS)})
-    assert services.auto_commit_box(only_zero, (3, 3, 4, 5, 6)) == Box.ONES
+def test_auto_commit_writes_the_optimal_strategys_box():
+    from dicegame.strategy import Strategy
+
+    for sheet, roll in [
+        (Scoresheet(), (1, 2, 3, 4, 5)),
+        (Scoresheet({Box.CHANCE: 9}), (1, 1, 2, 2, 3)),
+        (Scoresheet({b: 0 for b in Box if b not in (Box.ONES, Box.TWOS)}), (3, 3, 4, 5, 6)),
+        (Scoresheet({Box.PENTA: 50}), (6, 6, 6, 6, 6)),
+    ]:
+        box = computer.auto_commit_box(sheet, roll)
+        best = max(Strategy.shared().evaluate(sheet, roll, 0), key=lambda c: c.expected_total)
+        assert box == best.box
+        assert box in sheet.options(roll)
+    assert computer.auto_commit_box(Scoresheet(), (1, 2, 3, 4, 5)) == Box.LARGE_STRAIGHT

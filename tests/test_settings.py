@@ -38,9 +38,17 @@ def test_check_deploy_is_clean_under_production_settings(tmp_path):
 
 
 def test_production_refuses_to_start_without_a_secret_key(tmp_path):
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "dicegame.settings", "DEBUG": "false",
-           "PENTA_PRODUCTION": "true", "SECRET_KEY": "", "SQLITE_PATH": str(tmp_path / "x.sqlite3")}  # fmt: skip
-    result = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True)
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "dicegame.settings",
+        "DEBUG": "false",
+        "PENTA_PRODUCTION": "true",
+        "SECRET_KEY": "",
+        "SQLITE_PATH": str(tmp_path / "x.sqlite3"),
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
     assert result.returncode != 0 and "SECRET_KEY must be set" in result.stderr
 
 

@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from dicegame import services
+from dicegame import computer, services
 from dicegame.actors import GUEST_SESSION_KEY
 from dicegame.models import Game, Turn
 from dicegame.scoring import Box
@@ -85,7 +85,10 @@ def test_hold_choose_and_confirm_through_htmx(user_client, game):
     assert response.status_code == 200
     done = Turn.objects.get(game=game, number=1)
     assert done.box == "CHANCE" and done.points == sum(done.dice)
-    assert f'data-box="CHANCE" data-action="box-CHANCE"\n            data-score="{done.points}"' in response.content.decode()
+    assert (
+        f'data-box="CHANCE" data-action="box-CHANCE"\n            data-score="{done.points}"'
+        in response.content.decode()
+    )
 
 
 @pytest.mark.parametrize("htmx", [True, False])
@@ -113,7 +116,9 @@ def test_forced_joker_refusal_names_the_allowed_box(user):
     client = Client()
     client.force_login(user)
     player = PlayerFactory(user=user, boxes={"PENTA": 50})
-    TurnFactory(player=player, number=2, round=2, dice=[4] * 5, rolls=[{"dice": [4] * 5, "held": [False] * 5}])
+    TurnFactory(
+        player=player, number=2, round=2, dice=[4] * 5, rolls=[{"dice": [4] * 5, "held": [False] * 5}]
+    )
     response = client.post(f"/games/{player.game_id}/choose/FULL_HOUSE/", {"turn": 2, "roll": 1}, **HX)
     assert response.status_code == 409
     assert "it may go in: Fours" in response.content.decode()
@@ -121,8 +126,14 @@ def test_forced_joker_refusal_names_the_allowed_box(user):
 
 @pytest.mark.parametrize(
     ("data", "url_tail"),
-    [({"turn": "x", "roll": 0}, "roll/"), ({"roll": 0}, "roll/"), ({"turn": 1, "roll": ""}, "confirm/"), ({"turn": 1, "roll": 1}, "choose/NOPE/"), ({"turn": 1, "roll": 1}, "hold/9/")],
-)  # fmt: skip
+    [
+        ({"turn": "x", "roll": 0}, "roll/"),
+        ({"roll": 0}, "roll/"),
+        ({"turn": 1, "roll": ""}, "confirm/"),
+        ({"turn": 1, "roll": 1}, "choose/NOPE/"),
+        ({"turn": 1, "roll": 1}, "hold/9/"),
+    ],
+)
 def test_malformed_requests_get_400_and_a_message(user_client, game, data, url_tail):
     post_action(user_client, game, "roll")
     before = snapshot(game.pk)
@@ -197,7 +208,13 @@ def test_sacrifice_message(user):
     client.force_login(user)
     filled = {b.name: 0 for b in Box if b not in (Box.SIXES, Box.LARGE_STRAIGHT)}
     player = PlayerFactory(user=user, boxes=filled)
-    TurnFactory(player=player, number=12, round=12, dice=[1, 1, 3, 4, 5], rolls=[{"dice": [1, 1, 3, 4, 5], "held": [False] * 5}])
+    TurnFactory(
+        player=player,
+        number=12,
+        round=12,
+        dice=[1, 1, 3, 4, 5],
+        rolls=[{"dice": [1, 1, 3, 4, 5], "held": [False] * 5}],
+    )
     html = client.get(f"/games/{player.game_id}/").content.decode()
     assert "No open box scores points: you must sacrifice one" in html
 
@@ -207,7 +224,7 @@ def test_finished_game_page_shows_result_log_and_seed(user_client, user_actor, g
     game.refresh_from_db()
     html = user_client.get(f"/games/{game.pk}/").content.decode()
     assert "Game over" in html
-    assert f'data-seed>{game.seed}<' in html
+    assert f"data-seed>{game.seed}<" in html
     assert len(re.findall(r'<tr data-turn="\d+"', html)) == 13
     total = game.players.get().total
     assert f'data-final-total="{total}"' in html
@@ -218,7 +235,7 @@ def test_htmx_action_that_ends_the_game_reloads_the_page(user_client, user_actor
         t = current(game.pk)
         services.turn_roll(game_id=game.pk, actor=user_actor, turn=t.number, roll=0)
         t = current(game.pk)
-        box = services.auto_commit_box(t.player.sheet, tuple(t.dice))
+        box = computer.auto_commit_box(t.player.sheet, tuple(t.dice))
         services.turn_choose_box(game_id=game.pk, actor=user_actor, turn=t.number, roll=1, box=box.name)
         services.turn_confirm(game_id=game.pk, actor=user_actor, turn=t.number, roll=1)
     post_action(user_client, game, "roll")
@@ -250,7 +267,12 @@ def test_history_shows_total_and_result(user_client, user_actor, game):
 
 
 def test_pages_have_a_csp_without_inline_script(client, user_client, game):
-    for c, url in ((user_client, "/"), (user_client, f"/games/{game.pk}/"), (user_client, "/games/"), (client, "/accounts/login/")):
+    for c, url in (
+        (user_client, "/"),
+        (user_client, f"/games/{game.pk}/"),
+        (user_client, "/games/"),
+        (client, "/accounts/login/"),
+    ):
         response = c.get(url)
         csp = response["Content-Security-Policy"]
         assert "script-src 'self'" in csp and "unsafe-inline" not in csp

@@ -31,5 +31,6 @@ class Command(BaseCommand):
             raise CommandError(f"Game {game_id}: {len(problems)} problem(s) found.")
         self.stdout.write(
             f"Game {game_id}: seed {game.seed}\n"
-            f"commitment {game.seed_commitment} matches; all {rolls} rolls of {len(turns)} turns follow from the seed."
+            f"commitment {game.seed_commitment} matches; "
+            f"all {rolls} rolls of {len(turns)} turns follow from the seed."
         )
