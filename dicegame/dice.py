@@ -63,6 +63,7 @@ def check_turn(seed: str, game: int, turn: int, rolls: list[dict]) -> list[str]:
             problems.append(f"turn {turn}, roll 1: dice held before the first roll")
         expected = roll_dice(seed, game, turn, number, previous, held)
         if tuple(roll["dice"]) != expected:
-            problems.append(f"turn {turn}, roll {number}: logged {list(roll['dice'])}, derived {list(expected)}")
+            logged = list(roll["dice"])
+            problems.append(f"turn {turn}, roll {number}: logged {logged}, derived {list(expected)}")
         previous = tuple(roll["dice"])
     return problems

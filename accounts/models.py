@@ -1,0 +1,55 @@
+"""Friends, and a player's settings (site-wide leaderboard opt-in, last time seen)."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Profile(models.Model):
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile")
+    # Shown on the site-wide leaderboard only if the player says so.
+    leaderboard_opt_in = models.BooleanField(default=False)
+    last_seen = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self):
+        return f"Profile of {self.user}"
+
+
+class FriendRequest(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        ACCEPTED = "accepted"
+        DECLINED = "declined"
+
+    from_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    to_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(max_length=10, choices=Status, default=Status.PENDING)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["from_user", "to_user"], name="one_request_per_pair"),
+            models.CheckConstraint(condition=~Q(from_user=models.F("to_user")), name="no_request_to_self"),
+        ]
+
+    def __str__(self):
+        return f"{self.from_user} -> {self.to_user} ({self.status})"
+
+
+class Friendship(models.Model):
+    """Two friends, stored once with the smaller user id first."""
+
+    user_low = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    user_high = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user_low", "user_high"], name="one_friendship_per_pair"),
+            models.CheckConstraint(
+                condition=Q(user_low__lt=models.F("user_high")), name="friendship_ordered"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.user_low} & {self.user_high}"
