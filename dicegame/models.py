@@ -22,8 +22,10 @@ class Game(models.Model):
         FRIENDS = "friends", _("Against friends")
 
     class Status(models.TextChoices):
+        OPEN = "open", _("Waiting for players")
         ACTIVE = "active", _("In play")
         FINISHED = "finished", _("Finished")
+        EXPIRED = "expired", _("Expired")
 
     kind = models.CharField(max_length=16, choices=Kind, default=Kind.SOLO)
     status = models.CharField(max_length=16, choices=Status, default=Status.ACTIVE)
@@ -34,6 +36,21 @@ class Game(models.Model):
     version = models.PositiveIntegerField(default=0)
     # Set once the optimal-play hints were shown to a player of this game (marked in history).
     hints_used = models.BooleanField(default=False)
+    # Games against friends: the host, the number of seats, the turn timer and the invitation link.
+    host = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="hosted_games",
+    )
+    seats_wanted = models.PositiveSmallIntegerField(default=1)
+    turn_seconds = models.PositiveSmallIntegerField(null=True, blank=True, help_text="empty: no turn timer")
+    invite_token = models.CharField(max_length=43, blank=True, db_index=True)
+    rematch_of = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch"
+    )
+    rematch_deadline = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -69,6 +86,13 @@ class Player(models.Model):
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
     # This seat's player has the hints panel switched on.
     hints = models.BooleanField(default=False)
+    # The computer plays this seat while its player is away (two missed turns in a row).
+    stand_in = models.BooleanField(default=False)
+    missed_turns = models.PositiveSmallIntegerField(default=0)
+    # The one live connection of this seat: a newer tab takes it over.
+    channel_name = models.CharField(max_length=200, blank=True)
+    connected = models.BooleanField(default=False)
+    rematch_accepted = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["game", "seat"]
@@ -119,6 +143,10 @@ class Turn(models.Model):
     auto_commit_at = models.DateTimeField(null=True, blank=True, db_index=True)
     # When the computer playing this turn makes its next move (paced so people can follow it).
     next_step_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # The turn timer of a game against friends: when it runs out the computer plays the turn.
+    deadline_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Played by the computer for an absent player (or a timed-out one): not the player's own play.
+    stand_in = models.BooleanField(default=False)
     started_at = models.DateTimeField(auto_now_add=True)
     completed_at = models.DateTimeField(null=True, blank=True)
 
@@ -145,3 +173,26 @@ class Turn(models.Model):
     def roll_log(self) -> list[list[tuple[int, bool]]]:
         """Each roll as (face, held from the roll before) pairs."""
         return [list(zip(r["dice"], r["held"], strict=True)) for r in self.rolls]
+
+
+class Invitation(models.Model):
+    """A friend invited to a seat of a game; listed until answered or the game starts."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Pending")
+        ACCEPTED = "accepted", _("Accepted")
+        DECLINED = "declined", _("Declined")
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="invitations")
+    from_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    to_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations"
+    )
+    status = models.CharField(max_length=10, choices=Status, default=Status.PENDING)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "to_user"], name="one_invitation_per_game")]
+
+    def __str__(self):
+        return f"{self.from_user} invites {self.to_user} to game {self.game_id}"

@@ -41,6 +41,36 @@ def game_for_actor(*, game_id: int, actor: Actor) -> Game:
     return game
 
 
+def game_visible(*, game: Game, actor: Actor, token: str = "") -> bool:
+    """Who may see a game: its players; and for games against friends also the friends of its players
+    and whoever has its invitation link (as spectators)."""
+    players = list(game.players.all())
+    if any(actor.owns(p) for p in players):
+        return True
+    if game.kind != Game.Kind.FRIENDS:
+        return False
+    if token and game.invite_token and token == game.invite_token:
+        return True
+    if actor.user_id is None:
+        return False
+    from accounts.selectors import friend_ids
+
+    friends = friend_ids(user_id=actor.user_id)
+    return any(p.user_id in friends for p in players)
+
+
+def game_for_viewer(*, game_id: int, actor: Actor, token: str = "") -> Game:
+    """The game if the actor may see it (player or spectator); else 404."""
+    game = (
+        Game.objects.filter(pk=game_id)
+        .prefetch_related(Prefetch("players", queryset=Player.objects.select_related("user").order_by("seat")))
+        .first()
+    )
+    if game is None or not game_visible(game=game, actor=actor, token=token):
+        raise Http404(_("There is no such game."))
+    return game
+
+
 # -- the game screen ---------------------------------------------------------------------------------
 
 

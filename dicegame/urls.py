@@ -21,6 +21,7 @@ game_patterns = [
 
 urlpatterns = [
     path("", include((game_patterns, "dicegame"))),
+    path("", include(("dicegame.review_urls", "review"))),
     path("accounts/", include("accounts.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),

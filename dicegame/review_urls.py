@@ -1,0 +1,3 @@
+"""Reviewing past games: replay with optimal-play analysis, statistics, leaderboards, exports."""
+
+urlpatterns: list = []
