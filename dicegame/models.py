@@ -66,6 +66,14 @@ class Game(models.Model):
     def is_finished(self) -> bool:
         return self.status == self.Status.FINISHED
 
+    @property
+    def is_open(self) -> bool:
+        return self.status == self.Status.OPEN
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == self.Status.ACTIVE
+
 
 class Player(models.Model):
     """A seat in a game: a user, a guest (by the key kept in their session) or a computer player.
@@ -110,6 +118,11 @@ class Player(models.Model):
     @property
     def is_bot(self) -> bool:
         return bool(self.bot_strength)
+
+    @property
+    def computer_plays(self) -> bool:
+        """A computer player, or a person's seat the computer keeps while they are away."""
+        return self.is_bot or self.stand_in
 
     @property
     def sheet(self) -> Scoresheet:
@@ -196,3 +209,19 @@ class Invitation(models.Model):
 
     def __str__(self):
         return f"{self.from_user} invites {self.to_user} to game {self.game_id}"
+
+
+class GameAnalysis(models.Model):
+    """A finished game measured against optimal play (`dicegame.analysis`), computed once and stored.
+
+    `data` is the whole analysis (every decision of every seat); `summary` is its small per-seat part
+    (seat -> loss, decisions, label counts), read by the statistics without loading `data`."""
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="analysis")
+    version = models.PositiveSmallIntegerField()
+    data = models.JSONField(default=dict)
+    summary = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"Analysis of game {self.game_id} (v{self.version})"

@@ -27,20 +27,6 @@ def _seat_filter(actor: Actor, prefix: str = "") -> Q:
     return q
 
 
-def game_for_actor(*, game_id: int, actor: Actor) -> Game:
-    """The game with its seats, if the actor has a seat in it; else 404 (no hint that it exists)."""
-    game = (
-        Game.objects.filter(pk=game_id)
-        .prefetch_related(
-            Prefetch("players", queryset=Player.objects.select_related("user").order_by("seat"))
-        )
-        .first()
-    )
-    if game is None or not any(actor.owns(p) for p in game.players.all()):
-        raise Http404(_("There is no such game."))
-    return game
-
-
 def game_visible(*, game: Game, actor: Actor, token: str = "") -> bool:
     """Who may see a game: its players; and for games against friends also the friends of its players
     and whoever has its invitation link (as spectators)."""
@@ -53,6 +39,8 @@ def game_visible(*, game: Game, actor: Actor, token: str = "") -> bool:
         return True
     if actor.user_id is None:
         return False
+    if game.invitations.filter(to_user_id=actor.user_id).exists():
+        return True
     from accounts.selectors import friend_ids
 
     friends = friend_ids(user_id=actor.user_id)
@@ -63,7 +51,9 @@ def game_for_viewer(*, game_id: int, actor: Actor, token: str = "") -> Game:
     """The game if the actor may see it (player or spectator); else 404."""
     game = (
         Game.objects.filter(pk=game_id)
-        .prefetch_related(Prefetch("players", queryset=Player.objects.select_related("user").order_by("seat")))
+        .prefetch_related(
+            Prefetch("players", queryset=Player.objects.select_related("user").order_by("seat"))
+        )
         .first()
     )
     if game is None or not game_visible(game=game, actor=actor, token=token):
@@ -183,7 +173,13 @@ class Board:
     can_hint: bool = False
     hints_on: bool = False
     hints: Hints | None = None
+    my_seat: Player | None = None
+    deadline_ms: int | None = None
     turns: list[Turn] = field(default_factory=list)
+
+    @property
+    def spectator(self) -> bool:
+        return self.my_seat is None
 
     @property
     def upper_rows(self) -> list[SheetRow]:
@@ -307,7 +303,86 @@ def game_board(*, game: Game, actor: Actor, with_log: bool = False) -> Board:
         can_hint=can_hint,
         hints_on=hints_on,
         hints=hints,
+        my_seat=mine,
+        deadline_ms=_ms_until(turn.deadline_at) if turn and turn.deadline_at and not bot_playing else None,
         turns=game_turn_log(game=game) if with_log else [],
+    )
+
+
+def _ms_until(moment) -> int:
+    return max(0, int((moment - timezone.now()).total_seconds() * 1000))
+
+
+# -- games against friends: the room before the start, the rematch after the end ---------------------
+
+
+@dataclass(frozen=True)
+class Lobby:
+    seats: list[Player]
+    free_seats: int
+    invited: list  # pending Invitations
+    my_invitation: object | None
+    is_host: bool
+    friends_to_invite: list
+    join_path: str
+
+    @property
+    def free_seat_slots(self) -> range:
+        return range(self.free_seats)
+
+
+def game_lobby(*, game: Game, actor: Actor) -> Lobby | None:
+    if not game.is_open:
+        return None
+    from django.urls import reverse
+
+    from accounts.selectors import friends_of
+    from dicegame.models import Invitation
+
+    seats = list(game.players.all())
+    invitations = list(game.invitations.select_related("to_user").filter(status=Invitation.Status.PENDING))
+    mine = next((i for i in invitations if actor.user_id is not None and i.to_user_id == actor.user_id), None)
+    seated = {p.user_id for p in seats} | {i.to_user_id for i in invitations}
+    seated_me = any(actor.owns(p) for p in seats)
+    friends = (
+        list(friends_of(user_id=actor.user_id).exclude(pk__in=seated)) if seated_me and actor.user_id else []
+    )
+    return Lobby(
+        seats=seats,
+        free_seats=game.seats_wanted - len(seats),
+        invited=invitations,
+        my_invitation=mine,
+        is_host=actor.user_id is not None and game.host_id == actor.user_id,
+        friends_to_invite=friends,
+        join_path=reverse("dicegame:join", args=[game.invite_token]) if seated_me else "",
+    )
+
+
+@dataclass(frozen=True)
+class Rematch:
+    accepted: list[str]
+    waiting: list[str]
+    i_accepted: bool
+    lapsed: bool
+    game: Game | None
+
+
+def game_rematch(*, game: Game, actor: Actor) -> Rematch | None:
+    if game.kind != Game.Kind.FRIENDS or not game.is_finished or game.finished_at is None:
+        return None
+    from datetime import timedelta
+
+    humans = [p for p in game.players.all() if not p.is_bot]
+    mine = next((p for p in humans if actor.owns(p)), None)
+    if mine is None:
+        return None
+    deadline = game.finished_at + timedelta(minutes=settings.PENTA_REMATCH_MINUTES)
+    return Rematch(
+        accepted=[p.name for p in humans if p.rematch_accepted],
+        waiting=[p.name for p in humans if not p.rematch_accepted],
+        i_accepted=mine.rematch_accepted,
+        lapsed=timezone.now() > deadline,
+        game=Game.objects.filter(rematch_of=game).first(),
     )
 
 

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 
 from django.conf import settings
 from django.db import transaction
@@ -19,7 +20,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from dicegame import dice
+from dicegame import broadcast, dice
 from dicegame.computer import auto_commit_box, next_step
 from dicegame.labels import box_label
 from dicegame.models import ROUNDS, Game, Player, Turn
@@ -155,11 +156,12 @@ def _act(
             _bump(game)
         try:
             with transaction.atomic():
-                if game.is_finished:
-                    raise GameActionError(_("This game is over."))
+                _check_active(game)
                 turn = _current_turn(game)
                 if not actor.owns(turn.player):
                     raise GameActionError(_("It is not your turn."))
+                if turn.player.stand_in:
+                    raise GameActionError(_("The computer is keeping your seat: take it back first."))
                 if turn.number != turn_number or turn.rolls_used != rolls_seen:
                     raise GameActionError(
                         _(
@@ -168,6 +170,9 @@ def _act(
                         )
                     )
                 action(game, turn)
+                if turn.player.missed_turns:
+                    turn.player.missed_turns = 0
+                    turn.player.save(update_fields=["missed_turns"])
                 _bump(game)
         except GameActionError as exc:
             error = exc
@@ -176,9 +181,20 @@ def _act(
     return game
 
 
+def _check_active(game: Game) -> None:
+    if game.is_finished:
+        raise GameActionError(_("This game is over."))
+    if game.is_open:
+        raise GameActionError(_("This game has not started yet."))
+    if game.status == Game.Status.EXPIRED:
+        raise GameActionError(_("This game has expired."))
+
+
 def _bump(game: Game) -> None:
+    """Record a change: a new version, pushed to every open screen of the game once it is committed."""
     game.version += 1
     game.save(update_fields=["version", "status", "finished_at", "updated_at"])
+    transaction.on_commit(partial(broadcast.game_changed, game.pk, game.version))
 
 
 def _roll(game: Game, t: Turn) -> None:
@@ -196,7 +212,7 @@ def _roll(game: Game, t: Turn) -> None:
     t.chosen_box = ""
     t.auto_commit_at = (
         timezone.now() + timedelta(seconds=settings.PENTA_AUTO_COMMIT_SECONDS)
-        if t.rolls_used == MAX_ROLLS and not t.player.is_bot
+        if t.rolls_used == MAX_ROLLS and not t.player.computer_plays
         else None
     )
     t.save(update_fields=["rolls", "dice", "held", "chosen_box", "auto_commit_at"])
@@ -309,15 +325,32 @@ def _advance(game: Game, last: Turn, at) -> None:
     if round_ > ROUNDS:
         _finish(game, players)
         return
-    player = players[seat]
-    Turn.objects.create(
+    _start_turn(game, players[seat], number=last.number + 1, round_=round_, at=at)
+
+
+def _start_turn(game: Game, player: Player, *, number: int, round_: int, at) -> Turn:
+    return Turn.objects.create(
         game=game,
         player=player,
-        number=last.number + 1,
+        number=number,
         round=round_,
         held=[False] * 5,
-        next_step_at=at + _bot_pace() if player.is_bot else None,
+        stand_in=player.stand_in,
+        next_step_at=at + _bot_pace() if player.computer_plays else None,
+        deadline_at=None if player.computer_plays else _turn_deadline(game, player, at),
     )
+
+
+def _turn_deadline(game: Game, player: Player, at):
+    """The turn timer of a game against friends; a player with no open screen gets a grace period
+    even when the timer is off, so an absent player never stalls the table."""
+    if game.kind != Game.Kind.FRIENDS:
+        return None
+    if game.turn_seconds:
+        return at + timedelta(seconds=game.turn_seconds)
+    if not player.connected:
+        return at + timedelta(seconds=settings.PENTA_ABSENT_GRACE_SECONDS)
+    return None
 
 
 def _finish(game: Game, players: list[Player]) -> None:
@@ -338,30 +371,47 @@ def _bot_pace() -> timedelta:
 
 def _settle_locked(game: Game, *, hurry: bool = False) -> int:
     """Apply what the server's clock says is due (the caller holds the game's row lock): an overdue
-    auto-commit, and the computer players' moves, one visible step per pace. With `hurry`, the
-    computer plays on at once until a person's turn. Returns how many changes were made."""
+    auto-commit, a turn timer run out, and the computer's moves, one visible step per pace. With
+    `hurry`, the computer plays on at once until a person's turn. Returns how many changes were made."""
     changes = 0
     now = timezone.now()
-    while not game.is_finished:
+    while game.is_active:
         turn = _current_turn(game)
-        if turn.player.is_bot:
+        if turn.player.computer_plays:
             due = turn.next_step_at or now
             if due > now and not hurry:
                 break
             _bot_step(game, turn, min(due, now))
         elif turn.auto_commit_at is not None and turn.auto_commit_at <= now:
             _write(game, turn, auto_commit_box(turn.player.sheet, tuple(turn.dice)), auto=True)
+        elif turn.deadline_at is not None and turn.deadline_at <= now:
+            _time_out(game, turn, now)
         else:
             break
         changes += 1
     return changes
 
 
+def _time_out(game: Game, turn: Turn, now) -> None:
+    """The turn timer ran out: the computer plays this turn optimally; a second miss in a row hands the
+    seat to the computer until its player takes it back."""
+    player = turn.player
+    player.missed_turns += 1
+    player.stand_in = player.missed_turns >= 2
+    player.save(update_fields=["missed_turns", "stand_in"])
+    turn.stand_in = True
+    turn.deadline_at = None
+    turn.auto_commit_at = None
+    turn.save(update_fields=["stand_in", "deadline_at", "auto_commit_at"])
+    while not turn.is_complete:
+        _bot_step(game, turn, now)
+
+
 def _bot_step(game: Game, t: Turn, due) -> None:
     """One move of a computer player. The next one is due a pace after this one was, so a game
     nobody watched catches up at once when it is next touched."""
     step = next_step(
-        Bot(t.player.bot_strength),
+        Bot(t.player.bot_strength or "hard"),
         t.player.sheet,
         tuple(t.dice) if t.dice else None,
         list(t.held),
@@ -393,8 +443,7 @@ def _locked_for_actor(game_id: int, actor: Actor) -> Game:
 def game_hurry(*, game_id: int, actor: Actor) -> Game:
     """The person does not want to watch: the computer players finish their turns now."""
     game = _locked_for_actor(game_id, actor)
-    if game.is_finished:
-        raise GameActionError(_("This game is over."))
+    _check_active(game)
     if not _settle_locked(game, hurry=True):
         raise GameActionError(_("It is your turn: the computer has nothing left to play."))
     _bump(game)
@@ -407,8 +456,7 @@ def game_set_hints(*, game_id: int, actor: Actor, on: bool) -> Game:
     game = _locked_for_actor(game_id, actor)
     if game.kind == Game.Kind.FRIENDS:
         raise GameActionError(_("Hints are not available in games against other people."), status=403)
-    if game.is_finished:
-        raise GameActionError(_("This game is over."))
+    _check_active(game)
     seat = next(p for p in game.players.all() if actor.owns(p))
     seat.hints = on
     seat.save(update_fields=["hints"])
@@ -436,8 +484,8 @@ def game_settle(*, game_id: int) -> bool:
 def games_settle_overdue(*, game_ids=None) -> int:
     """Settle every game (or those of `game_ids`) where something is due; returns how many changed."""
     now = timezone.now()
-    due = Turn.objects.filter(completed_at__isnull=True).filter(
-        Q(auto_commit_at__lte=now) | Q(next_step_at__lte=now)
+    due = Turn.objects.filter(completed_at__isnull=True, game__status=Game.Status.ACTIVE).filter(
+        Q(auto_commit_at__lte=now) | Q(next_step_at__lte=now) | Q(deadline_at__lte=now)
     )
     if game_ids is not None:
         due = due.filter(game_id__in=game_ids)

@@ -195,3 +195,11 @@ PENTA_AUTO_COMMIT_SECONDS = float(os.environ.get("PENTA_AUTO_COMMIT_SECONDS", "3
 PENTA_HISTORY_PAGE_SIZE = 20
 # How long each move of a computer player stays on screen before the next one.
 PENTA_BOT_STEP_SECONDS = float(os.environ.get("PENTA_BOT_STEP_SECONDS", "0.9"))
+# A player with no open screen still gets this long for a turn when the turn timer is off.
+PENTA_ABSENT_GRACE_SECONDS = float(os.environ.get("PENTA_ABSENT_GRACE_SECONDS", "60"))
+# Each web process runs the game clock (timers, computer moves) in the background; the row locks
+# make every change happen once however many processes run it. Off: run `manage.py run_timers`.
+PENTA_CLOCK_IN_WEB = env_bool("PENTA_CLOCK_IN_WEB", True)
+PENTA_CLOCK_INTERVAL = float(os.environ.get("PENTA_CLOCK_INTERVAL", "0.25"))
+PENTA_ROOM_EXPIRY_DAYS = 7
+PENTA_REMATCH_MINUTES = 30

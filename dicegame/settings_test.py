@@ -31,3 +31,7 @@ else:
     DATABASES["default"]["TEST"] = {"NAME": f"test_penta_{_worker}"}
 
 PENTA_AUTO_COMMIT_SECONDS = float(os.environ.get("PENTA_AUTO_COMMIT_SECONDS", "3"))
+
+# The clock runs in the test server process only when a test asks for it (PENTA_CLOCK_IN_WEB=true in
+# its environment); in the test process itself it would touch the database outside the tests.
+PENTA_CLOCK_IN_WEB = os.environ.get("PENTA_CLOCK_IN_WEB", "").lower() in {"1", "true", "yes"}

@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from dicegame import views
+from dicegame import room_views, views
 
 game_patterns = [
     path("", views.home, name="home"),
@@ -17,6 +17,17 @@ game_patterns = [
     path("games/<int:game_id>/choose/<str:box>/", views.game_choose, name="choose"),
     path("games/<int:game_id>/confirm/", views.game_confirm, name="confirm"),
     path("games/<int:game_id>/tick/", views.game_tick, name="tick"),
+    # Games against friends.
+    path("games/friends/", room_views.room_new, name="new_room"),
+    path("games/join/<str:token>/", room_views.room_join, name="join"),
+    path("games/<int:game_id>/invite/", room_views.room_invite, name="invite"),
+    path("games/<int:game_id>/invitation/accept/", room_views.invitation_accept, name="invitation_accept"),
+    path("games/<int:game_id>/invitation/decline/", room_views.invitation_decline, name="invitation_decline"),
+    path("games/<int:game_id>/computer/", room_views.room_add_computer, name="add_computer"),
+    path("games/<int:game_id>/seats/<int:seat>/remove/", room_views.room_remove_seat, name="remove_seat"),
+    path("games/<int:game_id>/start/", room_views.room_start, name="start"),
+    path("games/<int:game_id>/take-back/", room_views.seat_take_back, name="take_back"),
+    path("games/<int:game_id>/rematch/", room_views.rematch, name="rematch"),
 ]
 
 urlpatterns = [

@@ -63,17 +63,25 @@ def game_new_vs_computer(request: HttpRequest) -> HttpResponse:
 @require_GET
 def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     actor = actor_from_request(request)
-    selectors.game_for_actor(game_id=game_id, actor=actor)
+    token = request.GET.get("t", "")
+    selectors.game_for_viewer(game_id=game_id, actor=actor, token=token)
     services.game_settle(game_id=game_id)
-    return _render_game(request, game_id, actor)
+    return _render_game(request, game_id, actor, token=token)
 
 
 def _render_game(
-    request: HttpRequest, game_id: int, actor: Actor, *, error: str = "", status: int = 200
+    request: HttpRequest, game_id: int, actor: Actor, *, error: str = "", status: int = 200, token: str = ""
 ) -> HttpResponse:
-    game = selectors.game_for_actor(game_id=game_id, actor=actor)
+    game = selectors.game_for_viewer(game_id=game_id, actor=actor, token=token)
     board = selectors.game_board(game=game, actor=actor, with_log=game.is_finished)
-    context = {"game": game, "board": board, "error": error}
+    context = {
+        "game": game,
+        "board": board,
+        "lobby": selectors.game_lobby(game=game, actor=actor),
+        "rematch": selectors.game_rematch(game=game, actor=actor),
+        "error": error,
+        "token": token,
+    }
     if request.htmx and not request.htmx.boosted:
         if game.is_finished and status == 200:
             # The finished page has another shape (result, log, seed): load it whole.
@@ -197,7 +205,7 @@ def game_tick(request: HttpRequest, game_id: int) -> HttpResponse:
     """The page's countdown reached zero: apply the auto-commit if the server agrees it is due."""
     actor = actor_from_request(request)
     try:
-        selectors.game_for_actor(game_id=game_id, actor=actor)
+        selectors.game_for_viewer(game_id=game_id, actor=actor)
     except Http404 as exc:
         return message_response(request, str(exc), status=404)
     services.game_settle(game_id=game_id)

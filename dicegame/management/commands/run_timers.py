@@ -6,9 +6,8 @@ row lock makes an auto-commit happen once)."""
 import time
 
 from django.core.management.base import BaseCommand
-from django.db import close_old_connections
 
-from dicegame.services import games_settle_overdue
+from dicegame.clock import sweep
 
 
 class Command(BaseCommand):
@@ -20,12 +19,10 @@ class Command(BaseCommand):
 
     def handle(self, *args, interval: float, once: bool, **options):
         while True:
-            settled = games_settle_overdue()
+            settled = sweep()
             if settled and options["verbosity"] > 1:
                 self.stdout.write(f"auto-committed {settled} turn(s)")
             if once:
                 self.stdout.write(f"{settled} overdue turn(s) settled")
                 return
             time.sleep(interval)
-            # A long-lived loop must not keep a connection the database has dropped.
-            close_old_connections()

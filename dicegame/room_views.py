@@ -1,0 +1,145 @@
+"""Games against friends: creating a room, seats, invitations, the link, starting, rematches."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from dicegame import rooms
+from dicegame.actors import actor_from_request
+from dicegame.models import Game
+from dicegame.services import GameActionError
+from dicegame.views import _game_action, message_response
+
+
+def _to_game(request: HttpRequest, game_id: int) -> HttpResponse:
+    url = reverse("dicegame:game", args=[game_id])
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+def _int(request: HttpRequest, name: str, default: int | None = None) -> int:
+    raw = request.POST.get(name, "")
+    if raw == "" and default is not None:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise GameActionError(
+            _("The request was malformed (%(field)s is missing or not a number): reload the page.")
+            % {"field": name},
+            status=400,
+        ) from None
+
+
+@require_POST
+@login_required
+def room_new(request: HttpRequest) -> HttpResponse:
+    actor = actor_from_request(request)
+    try:
+        game = rooms.room_create(
+            actor=actor, seats=_int(request, "seats"), turn_seconds=_int(request, "turn_seconds", 60)
+        )
+    except GameActionError as exc:
+        return message_response(request, exc.message, status=exc.status)
+    return _to_game(request, game.pk)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def room_join(request: HttpRequest, token: str) -> HttpResponse:
+    """The invitation link. A visitor who is not logged in is sent to log in (or sign up) first and
+    comes back here; then one press takes the next free seat."""
+    actor = actor_from_request(request)
+    game = Game.objects.filter(kind=Game.Kind.FRIENDS, invite_token=token).first() if token else None
+    if game is None:
+        return message_response(request, _("This invitation link is not valid."), status=404)
+    if request.method == "GET":
+        if game.players.filter(user_id=actor.user_id).exists():
+            return redirect("dicegame:game", game.pk)
+        if not game.is_open:
+            # Too late to sit down; the link still lets its holder watch.
+            return redirect(f"{reverse('dicegame:game', args=[game.pk])}?t={token}")
+        host = game.host.get_username() if game.host else ""
+        return TemplateResponse(request, "dicegame/join.html", {"game": game, "host": host, "token": token})
+    try:
+        player = rooms.room_join_by_link(token=token, actor=actor)
+    except GameActionError as exc:
+        return message_response(request, exc.message, status=exc.status)
+    return _to_game(request, player.game_id)
+
+
+@require_POST
+@login_required
+def room_invite(request: HttpRequest, game_id: int) -> HttpResponse:
+    username = request.POST.get("username", "").strip()
+    return _game_action(
+        request, game_id, lambda actor: rooms.room_invite(game_id=game_id, actor=actor, username=username)
+    )
+
+
+@require_POST
+@login_required
+def invitation_accept(request: HttpRequest, game_id: int) -> HttpResponse:
+    return _game_action(
+        request, game_id, lambda actor: rooms.room_accept_invitation(game_id=game_id, actor=actor)
+    )
+
+
+@require_POST
+@login_required
+def invitation_decline(request: HttpRequest, game_id: int) -> HttpResponse:
+    actor = actor_from_request(request)
+    try:
+        rooms.room_decline_invitation(game_id=game_id, actor=actor)
+    except GameActionError as exc:
+        return message_response(request, exc.message, status=exc.status)
+    url = reverse("accounts:friends")
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+@require_POST
+@login_required
+def room_add_computer(request: HttpRequest, game_id: int) -> HttpResponse:
+    strength = request.POST.get("strength", "")
+    return _game_action(
+        request,
+        game_id,
+        lambda actor: rooms.room_add_computer(game_id=game_id, actor=actor, strength=strength),
+    )
+
+
+@require_POST
+@login_required
+def room_remove_seat(request: HttpRequest, game_id: int, seat: int) -> HttpResponse:
+    return _game_action(
+        request, game_id, lambda actor: rooms.room_remove_seat(game_id=game_id, actor=actor, seat=seat)
+    )
+
+
+@require_POST
+@login_required
+def room_start(request: HttpRequest, game_id: int) -> HttpResponse:
+    return _game_action(request, game_id, lambda actor: rooms.room_start(game_id=game_id, actor=actor))
+
+
+@require_POST
+@login_required
+def seat_take_back(request: HttpRequest, game_id: int) -> HttpResponse:
+    return _game_action(request, game_id, lambda actor: rooms.seat_take_back(game_id=game_id, actor=actor))
+
+
+@require_POST
+@login_required
+def rematch(request: HttpRequest, game_id: int) -> HttpResponse:
+    actor = actor_from_request(request)
+    try:
+        new_game = rooms.rematch_accept(game_id=game_id, actor=actor)
+    except GameActionError as exc:
+        return message_response(request, exc.message, status=exc.status)
+    return _to_game(request, new_game.pk if new_game else game_id)

@@ -1,0 +1,323 @@
+"""Games against friends before and after play: rooms, seats, invitations, the start, rematches,
+seats kept by the computer, and rooms that expire. (The turns themselves are `services`.)"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from accounts.selectors import are_friends
+from dicegame import dice
+from dicegame.models import Game, Invitation, Player
+from dicegame.services import (
+    Actor,
+    GameActionError,
+    GameNotFound,
+    _bump,
+    _current_turn,
+    _locked_for_actor,
+    _locked_game,
+    _start_turn,
+    bot_name,
+)
+from dicegame.strategy import STRENGTHS
+
+SEAT_CHOICES = (2, 3, 4)
+TURN_TIMER_CHOICES = (0, 30, 60, 120)  # 0: no turn timer
+
+
+def _user_actor(actor: Actor) -> int:
+    if actor.user_id is None:
+        raise GameActionError(_("Log in to play against friends."), status=403)
+    return actor.user_id
+
+
+@transaction.atomic
+def room_create(*, actor: Actor, seats: int, turn_seconds: int) -> Game:
+    """A room for 2-4 players with its host in the first seat; others join by invitation or link."""
+    user_id = _user_actor(actor)
+    if seats not in SEAT_CHOICES:
+        raise GameActionError(_("A game against friends has 2, 3 or 4 seats."), status=400)
+    if turn_seconds not in TURN_TIMER_CHOICES:
+        raise GameActionError(_("The turn timer is off, 30, 60 or 120 seconds."), status=400)
+    seed = dice.new_seed()
+    game = Game.objects.create(
+        kind=Game.Kind.FRIENDS,
+        status=Game.Status.OPEN,
+        seed=seed,
+        seed_commitment=dice.commitment(seed),
+        host_id=user_id,
+        seats_wanted=seats,
+        turn_seconds=turn_seconds or None,
+        invite_token=secrets.token_urlsafe(24),
+    )
+    Player.objects.create(game=game, seat=0, user_id=user_id, name=actor.name)
+    return game
+
+
+def _open_room(game_id: int, actor: Actor, *, host_only: bool = False) -> Game:
+    game = _locked_for_actor(game_id, actor)
+    if not game.is_open:
+        raise GameActionError(_("This game has already started."))
+    if host_only and game.host_id != actor.user_id:
+        raise GameActionError(_("Only the host can do that."), status=403)
+    return game
+
+
+def _next_seat(game: Game) -> int:
+    taken = list(game.players.values_list("seat", flat=True))
+    if len(taken) >= game.seats_wanted:
+        raise GameActionError(_("This game is full."))
+    return max(taken) + 1 if taken else 0
+
+
+@transaction.atomic
+def room_invite(*, game_id: int, actor: Actor, username: str) -> Invitation:
+    """Invite a friend to the room (the host or any seated player may)."""
+    user_id = _user_actor(actor)
+    game = _open_room(game_id, actor)
+    friend = get_user_model().objects.filter(username=username).first()
+    if friend is None or not are_friends(a=user_id, b=friend.pk):
+        raise GameActionError(_("You can only invite your friends."), status=400)
+    if game.players.filter(user=friend).exists():
+        raise GameActionError(_("%(name)s already has a seat.") % {"name": friend.username})
+    _next_seat(game)
+    invitation, created = Invitation.objects.get_or_create(
+        game=game, to_user=friend, defaults={"from_user_id": user_id}
+    )
+    if not created:
+        if invitation.status == Invitation.Status.PENDING:
+            raise GameActionError(_("%(name)s is already invited.") % {"name": friend.username})
+        invitation.status = Invitation.Status.PENDING
+        invitation.save(update_fields=["status"])
+    _bump(game)
+    transaction.on_commit(lambda: _notify_invitation(invitation))
+    return invitation
+
+
+def _notify_invitation(invitation: Invitation) -> None:
+    from accounts.notify import notice_html, notify_user
+
+    text = _("%(name)s invites you to a game of Penta.") % {"name": invitation.from_user.username}
+    notify_user(
+        invitation.to_user_id,
+        notice_html(text, f"/games/{invitation.game_id}/", _("Open the game")),
+    )
+
+
+def _seat(game: Game, user_id: int, name: str) -> Player:
+    existing = game.players.filter(user_id=user_id).first()
+    if existing:
+        return existing
+    player = Player.objects.create(game=game, seat=_next_seat(game), user_id=user_id, name=name)
+    Invitation.objects.filter(game=game, to_user_id=user_id).update(status=Invitation.Status.ACCEPTED)
+    _bump(game)
+    return player
+
+
+@transaction.atomic
+def room_accept_invitation(*, game_id: int, actor: Actor) -> Player:
+    user_id = _user_actor(actor)
+    game = _locked_game(game_id)
+    invitation = Invitation.objects.filter(game=game, to_user_id=user_id).first()
+    if invitation is None:
+        raise GameNotFound(_("There is no such game."))
+    if not game.is_open:
+        raise GameActionError(_("This game has already started."))
+    if invitation.status == Invitation.Status.DECLINED:
+        raise GameActionError(_("You declined this invitation."))
+    return _seat(game, user_id, actor.name)
+
+
+@transaction.atomic
+def room_decline_invitation(*, game_id: int, actor: Actor) -> None:
+    user_id = _user_actor(actor)
+    game = _locked_game(game_id)
+    updated = Invitation.objects.filter(
+        game=game, to_user_id=user_id, status=Invitation.Status.PENDING
+    ).update(status=Invitation.Status.DECLINED)
+    if not updated:
+        raise GameNotFound(_("There is no such invitation."))
+    _bump(game)
+
+
+@transaction.atomic
+def room_join_by_link(*, token: str, actor: Actor) -> Player:
+    """The first to open the invitation link takes the next free seat; a seated player just returns."""
+    user_id = _user_actor(actor)
+    game = Game.objects.select_for_update().filter(kind=Game.Kind.FRIENDS, invite_token=token).first()
+    if not token or game is None:
+        raise GameNotFound(_("This invitation link is not valid."))
+    seated = game.players.filter(user_id=user_id).first()
+    if seated:
+        return seated
+    if not game.is_open:
+        raise GameActionError(_("This game has already started: you can watch it, not join it."))
+    return _seat(game, user_id, actor.name)
+
+
+@transaction.atomic
+def room_add_computer(*, game_id: int, actor: Actor, strength: str) -> Player:
+    game = _open_room(game_id, actor, host_only=True)
+    if strength not in STRENGTHS:
+        raise GameActionError(
+            _("Unknown strength %(name)s: choose easy, medium or hard.") % {"name": repr(strength)},
+            status=400,
+        )
+    seat = _next_seat(game)
+    player = Player.objects.create(
+        game=game, seat=seat, bot_strength=strength, name=bot_name(strength, seat, 2)
+    )
+    _bump(game)
+    return player
+
+
+@transaction.atomic
+def room_remove_seat(*, game_id: int, actor: Actor, seat: int) -> None:
+    """The host frees a seat (not their own); the seats after it move up."""
+    game = _open_room(game_id, actor, host_only=True)
+    player = game.players.filter(seat=seat).first()
+    if player is None or seat == 0:
+        raise GameActionError(_("There is no such seat to free."), status=400)
+    player.delete()
+    for later in game.players.filter(seat__gt=seat).order_by("seat"):
+        later.seat -= 1
+        later.save(update_fields=["seat"])
+    _bump(game)
+
+
+@transaction.atomic
+def room_start(*, game_id: int, actor: Actor) -> Game:
+    """The host starts the game with the seats filled so far (at least two); seat order is turn order."""
+    game = _open_room(game_id, actor, host_only=True)
+    players = list(game.players.order_by("seat"))
+    if len(players) < 2:
+        raise GameActionError(_("At least two seats must be filled to start."))
+    game.status = Game.Status.ACTIVE
+    game.seats_wanted = len(players)
+    game.save(update_fields=["status", "seats_wanted"])
+    _start_turn(game, players[0], number=1, round_=1, at=timezone.now())
+    _bump(game)
+    return game
+
+
+@transaction.atomic
+def seat_take_back(*, game_id: int, actor: Actor) -> Game:
+    """A player who was away takes their seat back from the computer."""
+    game = _locked_for_actor(game_id, actor)
+    seat = next(p for p in game.players.all() if actor.owns(p))
+    if not seat.stand_in:
+        raise GameActionError(_("Your seat is yours already."))
+    if not game.is_active:
+        raise GameActionError(_("This game is over."))
+    seat.stand_in = False
+    seat.missed_turns = 0
+    seat.save(update_fields=["stand_in", "missed_turns"])
+    turn = _current_turn(game)
+    if turn.player_id == seat.pk:
+        # Their turn, as the computer left it: they play on from here.
+        turn.stand_in = False
+        turn.next_step_at = None
+        turn.deadline_at = _restart_deadline(game)
+        turn.save(update_fields=["stand_in", "next_step_at", "deadline_at"])
+    _bump(game)
+    return game
+
+
+def _restart_deadline(game: Game):
+    return timezone.now() + timedelta(seconds=game.turn_seconds) if game.turn_seconds else None
+
+
+@transaction.atomic
+def seat_connection(*, game_id: int, actor: Actor, channel_name: str) -> str:
+    """A screen of the actor's seat opened its socket: it becomes the seat's one live connection.
+    Returns the channel of the screen it takes over ("" if none)."""
+    game = _locked_game(game_id)
+    seat = next((p for p in game.players.all() if actor.owns(p)), None)
+    if seat is None:
+        return ""
+    previous = seat.channel_name if seat.channel_name != channel_name else ""
+    seat.channel_name = channel_name
+    seat.connected = True
+    seat.save(update_fields=["channel_name", "connected"])
+    _bump(game)
+    return previous
+
+
+@transaction.atomic
+def seat_disconnected(*, game_id: int, channel_name: str) -> None:
+    """The seat's live screen closed. If it is that player's turn and no timer runs, a grace period
+    starts, so the table is not left waiting for somebody who has gone."""
+    game = Game.objects.select_for_update().filter(pk=game_id).first()
+    if game is None:
+        return
+    seat = game.players.filter(channel_name=channel_name).first()
+    if seat is None:
+        return
+    seat.channel_name = ""
+    seat.connected = False
+    seat.save(update_fields=["channel_name", "connected"])
+    if game.is_active and game.kind == Game.Kind.FRIENDS:
+        turn = _current_turn(game)
+        if turn.player_id == seat.pk and turn.deadline_at is None and not seat.computer_plays:
+            turn.deadline_at = timezone.now() + timedelta(seconds=settings.PENTA_ABSENT_GRACE_SECONDS)
+            turn.save(update_fields=["deadline_at"])
+    _bump(game)
+
+
+@transaction.atomic
+def rematch_accept(*, game_id: int, actor: Actor) -> Game | None:
+    """Say yes to a rematch; when every person has, the new game starts with the same seats and the
+    first seat moved one on. Returns the new game once it exists."""
+    game = _locked_for_actor(game_id, actor)
+    if game.kind != Game.Kind.FRIENDS or not game.is_finished:
+        raise GameActionError(_("A rematch is offered when a game against friends is over."))
+    if hasattr(game, "rematch") and game.rematch is not None:
+        return game.rematch
+    deadline = game.finished_at + timedelta(minutes=settings.PENTA_REMATCH_MINUTES)
+    if timezone.now() > deadline:
+        raise GameActionError(_("The rematch offer has lapsed (30 minutes after the end)."))
+    seat = next(p for p in game.players.all() if actor.owns(p))
+    seat.rematch_accepted = True
+    seat.save(update_fields=["rematch_accepted"])
+    players = list(game.players.order_by("seat"))
+    if not all(p.rematch_accepted for p in players if not p.is_bot):
+        _bump(game)
+        return None
+    seed = dice.new_seed()
+    rematch = Game.objects.create(
+        kind=Game.Kind.FRIENDS,
+        status=Game.Status.ACTIVE,
+        seed=seed,
+        seed_commitment=dice.commitment(seed),
+        host_id=game.host_id,
+        seats_wanted=len(players),
+        turn_seconds=game.turn_seconds,
+        invite_token=secrets.token_urlsafe(24),
+        rematch_of=game,
+    )
+    rotated = players[1:] + players[:1]
+    new_seats = [
+        Player.objects.create(
+            game=rematch, seat=i, user_id=p.user_id, bot_strength=p.bot_strength, name=p.name
+        )
+        for i, p in enumerate(rotated)
+    ]
+    _start_turn(rematch, new_seats[0], number=1, round_=1, at=timezone.now())
+    _bump(rematch)
+    _bump(game)
+    return rematch
+
+
+def games_expire_idle() -> int:
+    """Rooms with no activity for 7 days expire; finished games stay in everyone's history."""
+    cutoff = timezone.now() - timedelta(days=settings.PENTA_ROOM_EXPIRY_DAYS)
+    return Game.objects.filter(
+        status__in=[Game.Status.OPEN, Game.Status.ACTIVE], updated_at__lt=cutoff
+    ).update(status=Game.Status.EXPIRED)

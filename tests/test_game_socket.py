@@ -1,0 +1,200 @@
+"""The game socket through the real ASGI application: pushes, actions, takeover and refusals."""
+
+import json
+import re
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from accounts.models import Friendship
+from dicegame import rooms, services
+from dicegame.asgi import application
+from dicegame.models import Turn
+from dicegame.services import Actor
+from tests.factories import PASSWORD, UserFactory
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+ORIGIN = (b"origin", b"http://localhost")
+
+
+def session_cookie(user) -> bytes:
+    client = Client()
+    assert client.login(username=user.username, password=PASSWORD)
+    return f"sessionid={client.cookies['sessionid'].value}".encode()
+
+
+async def connect(game_id, user=None, *, origin=ORIGIN, query=""):
+    headers = [origin]
+    if user is not None:
+        headers.append((b"cookie", await database_sync_to_async(session_cookie)(user)))
+    communicator = WebsocketCommunicator(application, f"/ws/games/{game_id}/{query}", headers=headers)
+    connected, code = await communicator.connect(timeout=5)
+    return communicator, connected, code
+
+
+def version_of(html: str) -> int:
+    return int(re.search(r'id="game-status"[^>]*data-version="(\d+)"', html).group(1))
+
+
+@database_sync_to_async
+def two_player_game():
+    host, friend = UserFactory(username="hana"), UserFactory(username="femke")
+    Friendship.objects.create(user_low=host, user_high=friend)
+    a, b = Actor(user_id=host.pk, name="hana"), Actor(user_id=friend.pk, name="femke")
+    game = rooms.room_create(actor=a, seats=2, turn_seconds=60)
+    rooms.room_join_by_link(token=game.invite_token, actor=b)
+    rooms.room_start(game_id=game.pk, actor=a)
+    return game, host, friend
+
+
+@database_sync_to_async
+def state(game_id):
+    t = Turn.objects.filter(game_id=game_id, completed_at__isnull=True).first()
+    return (t.number, t.rolls_used, list(t.held)) if t else None
+
+
+async def receive_until(communicator, predicate, attempts=10):
+    for _ in range(attempts):
+        html = await communicator.receive_from(timeout=5)
+        if predicate(html):
+            return html
+    raise AssertionError("the expected frame never came")
+
+
+async def test_players_receive_each_others_moves_as_partials():
+    game, host, friend = await two_player_game()
+    a, ok_a, _ = await connect(game.pk, host)
+    b, ok_b, _ = await connect(game.pk, friend)
+    assert ok_a and ok_b
+    first = await a.receive_from(timeout=5)
+    assert 'id="dice-tray"' in first and 'hx-swap-oob="true"' in first
+    await b.receive_from(timeout=5)
+    await a.send_to(text_data=json.dumps({"action": "roll", "turn": 1, "roll": 0}))
+    html = await receive_until(b, lambda h: 'data-value="' in h and re.search(r'data-value="[1-6]"', h))
+    # The friend sees the dice but cannot press anything.
+    assert re.search(r'<button[^>]*data-die="1"[^>]*disabled', html, re.S)
+    await a.send_to(text_data=json.dumps({"action": "hold", "turn": 1, "roll": 1, "die": 3}))
+    html = await receive_until(b, lambda h: 'data-die="3"' in h and 'aria-pressed="true"' in h)
+    assert (await state(game.pk))[2] == [False, False, True, False, False]
+    await a.disconnect()
+    await b.disconnect()
+
+
+async def test_out_of_turn_action_gets_an_error_frame_and_changes_nothing():
+    game, host, friend = await two_player_game()
+    b, ok, _ = await connect(game.pk, friend)
+    await b.receive_from(timeout=5)
+    before = await state(game.pk)
+    await b.send_to(text_data=json.dumps({"action": "roll", "turn": 1, "roll": 0}))
+    html = await receive_until(b, lambda h: 'role="alert"' in h)
+    assert "It is not your turn." in html
+    assert await state(game.pk) == before
+    await b.disconnect()
+
+
+@pytest.mark.parametrize(
+    ("frame", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "not valid JSON"),
+        ('{"action": "teleport"}', "Unknown action"),
+        ('{"action": "roll"}', "missing a field"),
+        ('{"action": "hold", "turn": 1, "roll": 0, "die": "x"}', "missing a field"),
+        ("x" * 5000, "at most 4 KB"),
+    ],
+)
+async def test_malformed_frames_are_refused_and_the_socket_stays_usable(frame, message):
+    game, host, friend = await two_player_game()
+    a, ok, _ = await connect(game.pk, host)
+    await a.receive_from(timeout=5)
+    before = await state(game.pk)
+    await a.send_to(text_data=frame)
+    html = await receive_until(a, lambda h: 'role="alert"' in h)
+    assert message in html
+    assert await state(game.pk) == before
+    await a.send_to(text_data=json.dumps({"action": "sync"}))
+    assert 'id="dice-tray"' in await a.receive_from(timeout=5)
+    await a.disconnect()
+
+
+async def test_spectator_sees_everything_and_can_do_nothing():
+    game, host, friend = await two_player_game()
+    watcher = await database_sync_to_async(UserFactory)()
+    await database_sync_to_async(Friendship.objects.create)(
+        user_low=min(watcher, friend, key=lambda u: u.pk), user_high=max(watcher, friend, key=lambda u: u.pk)
+    )
+    s, ok, _ = await connect(game.pk, watcher)
+    assert ok
+    html = await s.receive_from(timeout=5)
+    assert "You are watching this game." in html
+    before = await state(game.pk)
+    await s.send_to(text_data=json.dumps({"action": "roll", "turn": 1, "roll": 0}))
+    assert "There is no such game." in await receive_until(s, lambda h: 'role="alert"' in h)
+    assert await state(game.pk) == before
+    await s.disconnect()
+
+
+async def test_unauthenticated_foreign_origin_and_strangers_are_refused():
+    game, host, friend = await two_player_game()
+    _, ok, code = await connect(game.pk)
+    assert not ok and code == 4401
+    _, ok, _ = await connect(game.pk, host, origin=(b"origin", b"http://evil.example"))
+    assert not ok
+    stranger = await database_sync_to_async(UserFactory)()
+    _, ok, code = await connect(game.pk, stranger)
+    assert not ok and code == 4404
+    _, ok, code = await connect(987654, host)
+    assert not ok and code == 4404
+    # The link lets anyone logged in watch.
+    s, ok, _ = await connect(game.pk, stranger, query=f"?t={game.invite_token}")
+    assert ok
+    await s.disconnect()
+
+
+async def test_a_second_tab_takes_over_and_the_first_is_told():
+    game, host, friend = await two_player_game()
+    first, ok, _ = await connect(game.pk, host)
+    await first.receive_from(timeout=5)
+    second, ok, _ = await connect(game.pk, host)
+    assert ok
+    html = await receive_until(first, lambda h: "data-taken-over" in h)
+    assert "open in another tab" in html
+    assert (await first.receive_output(timeout=5))["type"] == "websocket.close"
+    await second.receive_from(timeout=5)
+    await second.disconnect()
+
+
+async def test_reconnect_gets_the_full_current_state():
+    game, host, friend = await two_player_game()
+    a, ok, _ = await connect(game.pk, host)
+    v1 = version_of(await a.receive_from(timeout=5))
+    await a.disconnect()
+    await database_sync_to_async(services.turn_roll)(
+        game_id=game.pk, actor=Actor(user_id=host.pk), turn=1, roll=0
+    )
+    a, ok, _ = await connect(game.pk, host)
+    html = await a.receive_from(timeout=5)
+    assert version_of(html) > v1
+    assert re.search(r'data-die="1" data-value="[1-6]"', html)
+    await a.disconnect()
+
+
+async def test_action_on_a_finished_game_is_refused():
+    game, host, friend = await two_player_game()
+
+    @database_sync_to_async
+    def finish():
+        from django.utils import timezone
+
+        from dicegame.models import Game
+
+        Game.objects.filter(pk=game.pk).update(status="finished", finished_at=timezone.now())
+
+    a, ok, _ = await connect(game.pk, host)
+    await a.receive_from(timeout=5)
+    await finish()
+    await a.send_to(text_data=json.dumps({"action": "roll", "turn": 1, "roll": 0}))
+    assert "This game is over." in await receive_until(a, lambda h: 'role="alert"' in h)
+    await a.disconnect()
