@@ -35,3 +35,7 @@ PENTA_AUTO_COMMIT_SECONDS = float(os.environ.get("PENTA_AUTO_COMMIT_SECONDS", "3
 # The clock runs in the test server process only when a test asks for it (PENTA_CLOCK_IN_WEB=true in
 # its environment); in the test process itself it would touch the database outside the tests.
 PENTA_CLOCK_IN_WEB = os.environ.get("PENTA_CLOCK_IN_WEB", "").lower() in {"1", "true", "yes"}
+
+# A server process started by a test (several daphne processes at once) uses the test database.
+if os.environ.get("PENTA_USE_TEST_DB"):
+    DATABASES["default"]["NAME"] = DATABASES["default"]["TEST"]["NAME"]
