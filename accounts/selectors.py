@@ -1,9 +1,13 @@
-"""Reads about people: who is whose friend."""
+"""Reads about people: who is whose friend, who asked whom, who is online."""
+
+from collections.abc import Iterable
 
 from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
 
-from accounts.models import Friendship
+from accounts import presence
+from accounts.models import FriendRequest, Friendship
+from dicegame.models import Game, Invitation
 
 
 def friend_ids(*, user_id: int) -> set[int]:
@@ -20,3 +24,51 @@ def friends_of(*, user_id: int) -> QuerySet:
 def are_friends(*, a: int, b: int) -> bool:
     low, high = sorted((a, b))
     return Friendship.objects.filter(user_low_id=low, user_high_id=high).exists()
+
+
+PLAYERS_SEARCH_LIMIT = 20
+
+
+def friend_requests_incoming(user_id: int) -> QuerySet:
+    """Requests waiting for the user's answer, oldest first."""
+    return (
+        FriendRequest.objects.filter(to_user_id=user_id, status=FriendRequest.Status.PENDING)
+        .select_related("from_user")
+        .order_by("created_at", "pk")
+    )
+
+
+def friend_requests_outgoing(user_id: int) -> QuerySet:
+    """The user's requests still waiting for an answer, oldest first."""
+    return (
+        FriendRequest.objects.filter(from_user_id=user_id, status=FriendRequest.Status.PENDING)
+        .select_related("to_user")
+        .order_by("created_at", "pk")
+    )
+
+
+def players_search(query: str, *, exclude_user_id: int | None) -> QuerySet:
+    """Active players whose name contains ``query`` (any case), at most 20; nothing for an empty query."""
+    query = (query or "").strip()
+    users = get_user_model().objects
+    if not query:
+        return users.none()
+    found = users.filter(is_active=True, username__icontains=query)
+    if exclude_user_id is not None:
+        found = found.exclude(pk=exclude_user_id)
+    return found.order_by("username")[:PLAYERS_SEARCH_LIMIT]
+
+
+def online_user_ids(user_ids: Iterable[int]) -> set[int]:
+    """Those of ``user_ids`` with an open socket (see accounts.presence)."""
+    return presence.online_user_ids(user_ids)
+
+
+def game_invitations_pending(user_id: int) -> QuerySet:
+    """Game invitations waiting for the user's answer, for games not over yet; newest first."""
+    return (
+        Invitation.objects.filter(to_user_id=user_id, status=Invitation.Status.PENDING)
+        .exclude(game__status__in=[Game.Status.FINISHED, Game.Status.EXPIRED])
+        .select_related("game", "from_user")
+        .order_by("-created_at", "-pk")
+    )

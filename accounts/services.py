@@ -1,8 +1,13 @@
-"""Account writes: a guest's games move into the account they sign up for or log in to."""
+"""Account writes: a guest's games move into the account they sign up for or log in to; friends."""
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
 
+from accounts.models import FriendRequest, Friendship
 from dicegame.models import Player
 
 
@@ -14,3 +19,152 @@ def guest_games_claim(*, user: AbstractBaseUser, guest_key: str) -> int:
     return Player.objects.filter(guest_key=guest_key, user__isnull=True, bot_strength="").update(
         user=user, guest_key="", name=user.get_username()
     )
+
+
+# -- friends -------------------------------------------------------------------------------------------
+
+
+class FriendError(ValueError):
+    """A refused friends action: ``message`` for the player, ``status`` the HTTP status to answer."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+def _lock_pair(a: int, b: int) -> None:
+    """Serialise writes about one pair of players (row locks in id order; SQLite locks at BEGIN)."""
+    list(get_user_model().objects.select_for_update().filter(pk__in=(a, b)).order_by("pk").values_list("pk"))
+
+
+def _befriend(a: int, b: int) -> Friendship:
+    low, high = sorted((a, b))
+    friendship, _created = Friendship.objects.get_or_create(user_low_id=low, user_high_id=high)
+    return friendship
+
+
+def _notify_after_commit(user_id: int, text: str) -> None:
+    from accounts.notify import notice_html, notify_user
+
+    # Rendered now, in the language of the request that caused it (the recipient's is not stored).
+    html = notice_html(text, reverse("accounts:friends"), _("Friends"))
+    transaction.on_commit(lambda: notify_user(user_id, html))
+
+
+@transaction.atomic
+def friend_request_send(*, from_user: AbstractBaseUser, username: str) -> FriendRequest:
+    """Ask another player to be friends. Returns the request: status ``accepted`` when it answered
+    their pending request to you (you are friends now), else ``pending``."""
+    username = (username or "").strip()
+    if not username:
+        raise FriendError(_("Type the name of the player you want to add."), status=400)
+    users = get_user_model().objects.filter(is_active=True)
+    other = users.filter(username=username).first()
+    if other is None:
+        matches = list(users.filter(username__iexact=username)[:2])
+        other = matches[0] if len(matches) == 1 else None
+    if other is None:
+        raise FriendError(_("There is no player called %(name)s.") % {"name": username}, status=404)
+    if other.pk == from_user.pk:
+        raise FriendError(_("You cannot add yourself as a friend."), status=400)
+    name = other.get_username()
+    _lock_pair(from_user.pk, other.pk)
+    low, high = sorted((from_user.pk, other.pk))
+    if Friendship.objects.filter(user_low_id=low, user_high_id=high).exists():
+        raise FriendError(_("You and %(name)s are already friends.") % {"name": name}, status=409)
+
+    theirs = FriendRequest.objects.filter(
+        from_user=other, to_user=from_user, status=FriendRequest.Status.PENDING
+    ).first()
+    if theirs is not None:
+        # They asked first: saying yes is what the player wants.
+        theirs.status = FriendRequest.Status.ACCEPTED
+        theirs.save(update_fields=["status"])
+        _befriend(from_user.pk, other.pk)
+        FriendRequest.objects.filter(from_user=from_user, to_user=other).update(
+            status=FriendRequest.Status.ACCEPTED
+        )
+        _notify_after_commit(
+            other.pk,
+            _("%(name)s accepted your friend request.") % {"name": from_user.get_username()},
+        )
+        return theirs
+
+    mine = FriendRequest.objects.filter(from_user=from_user, to_user=other).first()
+    if mine is not None and mine.status == FriendRequest.Status.PENDING:
+        raise FriendError(_("You have already asked %(name)s to be friends.") % {"name": name}, status=409)
+    if mine is None:
+        mine = FriendRequest.objects.create(from_user=from_user, to_user=other)
+    else:
+        # Declined before, or accepted before a friendship that has since been removed: ask again.
+        mine.status = FriendRequest.Status.PENDING
+        mine.created_at = timezone.now()
+        mine.save(update_fields=["status", "created_at"])
+    _notify_after_commit(
+        other.pk, _("%(name)s wants to be your friend.") % {"name": from_user.get_username()}
+    )
+    return mine
+
+
+def _open_request_to(user: AbstractBaseUser, request_id: int) -> FriendRequest:
+    found = (
+        FriendRequest.objects.select_for_update()
+        .select_related("from_user")
+        .filter(pk=request_id, to_user=user, status=FriendRequest.Status.PENDING)
+        .first()
+    )
+    if found is None:
+        # Someone else's request looks exactly like one that does not exist.
+        raise FriendError(_("This friend request is not waiting for your answer."), status=404)
+    return found
+
+
+@transaction.atomic
+def friend_request_accept(*, user: AbstractBaseUser, request_id: int) -> Friendship:
+    """The addressee says yes: the two become friends."""
+    request = _open_request_to(user, request_id)
+    request.status = FriendRequest.Status.ACCEPTED
+    request.save(update_fields=["status"])
+    friendship = _befriend(user.pk, request.from_user_id)
+    # A request of theirs the other way round is answered too.
+    FriendRequest.objects.filter(
+        from_user=user, to_user_id=request.from_user_id, status=FriendRequest.Status.PENDING
+    ).update(status=FriendRequest.Status.ACCEPTED)
+    _notify_after_commit(
+        request.from_user_id,
+        _("%(name)s accepted your friend request.") % {"name": user.get_username()},
+    )
+    return friendship
+
+
+@transaction.atomic
+def friend_request_decline(*, user: AbstractBaseUser, request_id: int) -> FriendRequest:
+    """The addressee says no. The sender gets no notice (they may ask again later)."""
+    request = _open_request_to(user, request_id)
+    request.status = FriendRequest.Status.DECLINED
+    request.save(update_fields=["status"])
+    return request
+
+
+@transaction.atomic
+def friend_remove(*, user: AbstractBaseUser, friend_id: int) -> AbstractBaseUser:
+    """End a friendship (either friend may); returns the former friend. The other gets no notice;
+    either may ask again later."""
+    low, high = sorted((user.pk, int(friend_id)))
+    deleted, _rows = Friendship.objects.filter(user_low_id=low, user_high_id=high).delete()
+    if not deleted:
+        raise FriendError(_("That player is not one of your friends."), status=404)
+    return get_user_model().objects.get(pk=friend_id)
+
+
+def profile_set_leaderboard_opt_in(*, user: AbstractBaseUser, on: bool) -> bool:
+    """Show (or hide) the user on the site-wide leaderboard; their statistics page then becomes
+    visible to everyone (or only to them and their friends again). Returns the new setting."""
+    from accounts.models import Profile
+
+    profile, _created = Profile.objects.get_or_create(user=user)
+    if profile.leaderboard_opt_in != on:
+        profile.leaderboard_opt_in = on
+        profile.save(update_fields=["leaderboard_opt_in"])
+    return on

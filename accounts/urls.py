@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from accounts import views
+from accounts import friends_views, views
 
 app_name = "accounts"
 
@@ -10,4 +10,17 @@ urlpatterns = [
     path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("password/", views.PasswordChangeView.as_view(), name="password_change"),
+    path("friends/", friends_views.friends, name="friends"),
+    path("friends/request/", friends_views.friend_request_send, name="friend_request_send"),
+    path(
+        "friends/requests/<int:request_id>/accept/",
+        friends_views.friend_request_accept,
+        name="friend_request_accept",
+    ),
+    path(
+        "friends/requests/<int:request_id>/decline/",
+        friends_views.friend_request_decline,
+        name="friend_request_decline",
+    ),
+    path("friends/<int:friend_id>/remove/", friends_views.friend_remove, name="friend_remove"),
 ]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 import shutil
-from functools import partial
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from django.test import Client
 from dicegame.actors import GUEST_SESSION_KEY
 from dicegame.services import Actor
 from tests.factories import PASSWORD, UserFactory
+from tests.live_server import make_application, use_test_database
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 CHROMIUM_CANDIDATES = ("/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/chromium-browser")
@@ -82,24 +82,13 @@ def user_actor(user) -> Actor:
 # -- the live server (daphne, so WebSockets work too) -------------------------------------------------
 
 
-def _use_test_database():
-    """Runs in the server process: point it at the database the tests created."""
-    from django.conf import settings
-
-    settings.DATABASES["default"]["NAME"] = settings.DATABASES["default"]["TEST"]["NAME"]
-
-
-def _make_application():
-    from channels.routing import get_default_application
-
-    return get_default_application()
-
-
 @pytest.fixture(scope="session")
 def live_server_url(django_db_setup, django_db_blocker):
     from daphne.testing import DaphneProcess
 
-    server = DaphneProcess("127.0.0.1", partial(_make_application), setup=_use_test_database)
+    # The server runs the game clock (auto-commits, turn timers) as production does.
+    os.environ["PENTA_CLOCK_IN_WEB"] = "true"
+    server = DaphneProcess("127.0.0.1", make_application, setup=use_test_database)
     server.daemon = True
     server.start()
     if not server.ready.wait(timeout=60):

@@ -29,7 +29,13 @@
   });
 
   document.addEventListener("htmx:beforeRequest", function (event) {
-    if (event.target.closest && event.target.closest("#game")) busy = true;
+    if (!event.target.closest || !event.target.closest("#game")) return;
+    busy = true;
+    // The element that sent the request is usually replaced by the answer, so its own htmx events
+    // may never reach the document: follow the request itself. loadend comes after htmx's swap.
+    event.detail.xhr.addEventListener("loadend", function () {
+      window.setTimeout(releaseAndReplay, 0);
+    });
   });
 
   function releaseAndReplay() {
@@ -43,13 +49,6 @@
       queued.length = 0;
     }
   }
-
-  ["htmx:afterRequest", "htmx:sendError", "htmx:timeout"].forEach(function (name) {
-    document.addEventListener(name, function () {
-      // After htmx has swapped the answer in.
-      window.setTimeout(releaseAndReplay, 0);
-    });
-  });
 
   // Keyboard: Space rolls, 1-5 hold dice, Enter confirms, unless a control has the focus.
   document.addEventListener("keydown", function (event) {

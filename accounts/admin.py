@@ -1,0 +1,29 @@
+from django.contrib import admin
+
+from accounts.models import FriendRequest, Friendship, Profile
+
+
+@admin.register(Profile)
+class ProfileAdmin(admin.ModelAdmin):
+    list_display = ("user", "leaderboard_opt_in", "last_seen")
+    list_filter = ("leaderboard_opt_in",)
+    search_fields = ("user__username",)
+    list_select_related = ("user",)
+    raw_id_fields = ("user",)
+
+
+@admin.register(FriendRequest)
+class FriendRequestAdmin(admin.ModelAdmin):
+    list_display = ("from_user", "to_user", "status", "created_at")
+    list_filter = ("status",)
+    search_fields = ("from_user__username", "to_user__username")
+    list_select_related = ("from_user", "to_user")
+    raw_id_fields = ("from_user", "to_user")
+
+
+@admin.register(Friendship)
+class FriendshipAdmin(admin.ModelAdmin):
+    list_display = ("user_low", "user_high", "created_at")
+    search_fields = ("user_low__username", "user_high__username")
+    list_select_related = ("user_low", "user_high")
+    raw_id_fields = ("user_low", "user_high")
