@@ -32,10 +32,8 @@ migrate: install
 strategy: install
 	$(PY) manage.py build_strategy --if-missing
 
-# The timer process applies auto-commits even when no browser is open; both stop with Ctrl-C.
+# The server runs the game clock (auto-commits, turn timers, computer moves) itself.
 run: install messages migrate strategy
-	@trap 'kill 0' INT TERM EXIT; \
-	DEBUG=true $(PY) manage.py run_timers & \
 	DEBUG=true $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 # The browser tests run in a second pytest process: sync Playwright keeps an event loop in the main

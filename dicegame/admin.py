@@ -46,3 +46,14 @@ class PlayerAdmin(admin.ModelAdmin):
     search_fields = ("name", "user__username")
     list_select_related = ("game", "user")
     raw_id_fields = ("game", "user")
+
+
+from dicegame.models import GameAnalysis  # noqa: E402 - appended with the review feature
+
+
+@admin.register(GameAnalysis)
+class GameAnalysisAdmin(admin.ModelAdmin):
+    list_display = ("game", "version", "created_at")
+    list_filter = ("version",)
+    raw_id_fields = ("game",)
+    readonly_fields = ("game", "version", "summary", "data", "created_at")

@@ -1,0 +1,154 @@
+"""The review screens: a game's replay with its analysis, a player's statistics, leaderboards, exports.
+
+Thin function views over `dicegame.review` (and `selectors.game_for_viewer` for every game access).
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.selectors import friend_ids
+from accounts.services import profile_set_leaderboard_opt_in
+from dicegame import review, selectors
+from dicegame.actors import actor_from_request
+from dicegame.models import Game
+from dicegame.views import message_response
+
+REVIEW_TEMPLATE = "dicegame/review.html"
+
+
+def _viewable_game(request: HttpRequest, game_id: int) -> Game:
+    actor = actor_from_request(request)
+    return selectors.game_for_viewer(game_id=game_id, actor=actor, token=request.GET.get("token", ""))
+
+
+@require_GET
+def game_review(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = _viewable_game(request, game_id)
+    try:
+        stored = review.analysis_for(game)
+    except review.ReviewError as exc:
+        return message_response(request, exc.message, status=exc.status)
+    context = {
+        "game": game,
+        "review": review.game_review(game=game, stored=stored, step=request.GET.get("step")),
+    }
+    if request.htmx and not request.htmx.boosted and not request.htmx.history_restore_request:
+        return TemplateResponse(request, f"{REVIEW_TEMPLATE}#replay", context)
+    return TemplateResponse(request, REVIEW_TEMPLATE, context)
+
+
+@require_GET
+def game_export_json(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = _viewable_game(request, game_id)
+    try:
+        data = review.game_export(game=game)
+    except review.ReviewError as exc:
+        return message_response(request, exc.message, status=exc.status)
+    response = JsonResponse(data, json_dumps_params={"indent": 1, "ensure_ascii": False})
+    response["Content-Disposition"] = f'attachment; filename="penta-game-{game.pk}.json"'
+    return response
+
+
+@require_GET
+def history_export_csv(request: HttpRequest) -> HttpResponse:
+    actor = actor_from_request(request)
+    if actor.user_id is None and not actor.guest_key:
+        return message_response(request, _("You have no games to export yet."), status=404)
+    response = StreamingHttpResponse(review.history_csv(actor=actor), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="penta-games.csv"'
+    return response
+
+
+def _target(username: str):
+    return get_object_or_404(get_user_model(), username=username, is_active=True)
+
+
+@require_GET
+def player_detail(request: HttpRequest, username: str) -> HttpResponse:
+    target = _target(username)
+    viewer_id = request.user.pk if request.user.is_authenticated else None
+    if not review.player_visible(viewer_id=viewer_id, target=target):
+        raise Http404(_("There is no such player."))
+    is_me = viewer_id == target.pk
+    friends = friend_ids(user_id=viewer_id) if viewer_id else set()
+    is_friend = target.pk in friends
+    stats = review.player_stats(user_id=target.pk)
+    # Both change only with the target's finished games, which stats.key names.
+    if is_me:
+        others = sorted(friends)
+        h2h = review.cached(
+            f"{stats.key}:h2h:{others}", lambda: review.head_to_head(user_id=target.pk, other_ids=others)
+        )
+        recent = review.cached(f"{stats.key}:recent", lambda: review.recent_games(user_id=target.pk))
+    elif is_friend:
+        h2h = review.cached(
+            f"{stats.key}:h2h-of:{viewer_id}",
+            lambda: review.head_to_head(user_id=viewer_id, other_ids=[target.pk]),
+        )
+        # Games against people are visible to the friends of their players (selectors.game_visible).
+        recent = review.cached(
+            f"{stats.key}:recent-friends",
+            lambda: review.recent_games(user_id=target.pk, only_kind=Game.Kind.FRIENDS),
+        )
+    else:
+        h2h, recent = [], []
+    context = {
+        "target": target,
+        "is_me": is_me,
+        "is_friend": is_friend,
+        "opted_in": review.opted_in(target.pk),
+        "stats": stats,
+        "head_to_head": h2h,
+        "recent": recent,
+        "thresholds": review.thresholds(),
+    }
+    return TemplateResponse(request, "dicegame/player.html", context)
+
+
+@login_required
+@require_GET
+def my_stats(request: HttpRequest) -> HttpResponse:
+    return redirect("review:player", request.user.get_username())
+
+
+@login_required
+@require_POST
+def player_opt_in(request: HttpRequest, username: str) -> HttpResponse:
+    target = _target(username)
+    if target.pk != request.user.pk:
+        raise Http404(_("There is no such player."))
+    raw = request.POST.get("on", "")
+    if raw not in ("0", "1"):
+        return message_response(
+            request, _("The request was malformed (on must be 0 or 1): reload the page."), status=400
+        )
+    profile_set_leaderboard_opt_in(user=request.user, on=raw == "1")
+    return redirect("review:player", target.get_username())
+
+
+BOARD_SCOPES = ("friends", "site")
+
+
+@require_GET
+def leaderboard(request: HttpRequest) -> HttpResponse:
+    scope = request.GET.get("scope", "friends")
+    if scope not in BOARD_SCOPES:
+        scope = "friends"
+    viewer_id = request.user.pk if request.user.is_authenticated else None
+    if scope == "friends" and viewer_id is None:
+        scope = "site"
+    ids = [viewer_id, *friend_ids(user_id=viewer_id)] if scope == "friends" else review.opted_in_ids()
+    context = {
+        "scope": scope,
+        "boards": review.leaderboards(user_ids=ids, viewer_id=viewer_id),
+        "opted_in": review.opted_in(viewer_id) if viewer_id else False,
+        "min_games": review.LEADERBOARD_MIN_GAMES,
+    }
+    return TemplateResponse(request, "dicegame/leaderboard.html", context)

@@ -1,0 +1,80 @@
+"""A game review in Chromium: stepping through the decisions with the keyboard and the links."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.factories import PASSWORD, UserFactory
+from tests.test_review import make_game
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+WAIT_MS = 20_000
+
+
+@pytest.fixture(autouse=True)
+def _patient_expectations():
+    expect.set_options(timeout=WAIT_MS)
+    yield
+    expect.set_options(timeout=5_000)
+
+
+def log_in(page: Page, base: str, username: str) -> None:
+    page.goto(f"{base}/accounts/login/")
+    page.get_by_label(re.compile("Username", re.I)).fill(username)
+    page.get_by_label(re.compile("Password", re.I)).fill(PASSWORD)
+    page.get_by_role("button", name=re.compile("Log in", re.I)).click()
+    page.wait_for_load_state()
+
+
+def test_step_through_a_review_with_the_keyboard(page: Page, live_server_url):
+    user = UserFactory()
+    game = make_game([user, "hard"])
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+
+    log_in(page, live_server_url, user.username)
+    page.goto(f"{live_server_url}/games/")
+    page.locator(f'tr[data-game="{game.pk}"] [data-review]').click()
+    expect(page).to_have_url(re.compile(rf"/games/{game.pk}/review/$"))
+    replay = page.locator("#replay")
+    expect(replay).to_have_attribute("data-step", "0")
+    total = int(replay.get_attribute("data-steps"))
+    assert total >= 26
+    expect(page.locator("[data-position]")).to_have_text(f"Decision 1 of {total}")
+
+    for n in (1, 2, 3):
+        page.keyboard.press("ArrowRight")
+        expect(page.locator("#replay")).to_have_attribute("data-step", str(n))
+    expect(page).to_have_url(re.compile(r"\?step=3$"))
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#replay")).to_have_attribute("data-step", "2")
+    expect(page.locator("[data-position]")).to_have_text(f"Decision 3 of {total}")
+    # The first decision has no "previous": the left arrow does nothing there.
+    page.locator('#replay [data-replay="prev"]').click()
+    expect(page.locator("#replay")).to_have_attribute("data-step", "1")
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#replay")).to_have_attribute("data-step", "0")
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#replay")).to_have_attribute("data-step", "0")
+
+    # Jump to the hard computer player's last turn from the turn list: a best box, no cost.
+    page.locator("tr[data-turn]").last.get_by_role("link").click()
+    expect(page.locator("#replay [data-label]")).to_have_attribute("data-label", "best")
+    last_first = int(page.locator("#replay").get_attribute("data-step"))
+    while int(page.locator("#replay").get_attribute("data-step")) < total - 1:
+        before = page.locator("#replay").get_attribute("data-step")
+        page.keyboard.press("ArrowRight")
+        expect(page.locator("#replay")).not_to_have_attribute("data-step", before)
+    assert last_first < total
+    expect(page.locator('#replay [data-replay="next"]')).to_have_count(0)
+    # The chart is server-rendered SVG with a line per seat and the position marker.
+    expect(page.locator("#replay svg polyline")).to_have_count(2)
+    expect(page.locator("#replay svg .chart-marker")).to_have_count(1)
+    # Back restores the earlier position (a full page from the server).
+    page.go_back()
+    expect(page.locator("#replay")).to_have_attribute("data-step", str(total - 2))
+    assert not [e for e in errors if "Content Security Policy" in e or "Refused" in e], errors

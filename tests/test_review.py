@@ -1,0 +1,332 @@
+"""Game review: access, the stored analysis, the replay and its paging, exports, bounded queries."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from dicegame import analysis as A
+from dicegame import computer, review, services
+from dicegame.models import Game, GameAnalysis, Player, Turn
+from dicegame.scoring import Box, Scoresheet
+from tests.factories import GameFactory, PlayerFactory, UserFactory
+from tests.test_analysis import bot_game_logs
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Statistics are cached by what they depend on; ids repeat between tests, so start empty."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+def make_game(
+    seats: list,
+    *,
+    kind: str = Game.Kind.COMPUTER,
+    strengths: list[str] | None = None,
+    finished: bool = True,
+    flags: dict[int, dict] | None = None,
+) -> Game:
+    """A game whose seats (a user, or a bot strength string) played a whole game with the server's dice;
+    the people's seats are played by bots of `strengths` (default: medium). `flags`: turn number ->
+    {"auto_committed": True} or {"stand_in": True}."""
+    game = GameFactory(kind=kind, status=Game.Status.FINISHED if finished else Game.Status.ACTIVE)
+    strengths = strengths or [s if isinstance(s, str) else "medium" for s in seats]
+    logs = bot_game_logs(strengths, game.seed, game.pk)
+    players = []
+    for seat, who in enumerate(seats):
+        if isinstance(who, str):
+            players.append(
+                Player.objects.create(game=game, seat=seat, bot_strength=who, name=f"Computer {seat}")
+            )
+        else:
+            players.append(PlayerFactory(game=game, seat=seat, user=who))
+    sheets = [Scoresheet() for _ in seats]
+    for log in logs:
+        if not finished and log.round > 3:
+            break
+        sheets[log.seat] = sheets[log.seat].place(Box[log.box], tuple(log.rolls[-1]["dice"]))
+        Turn.objects.create(
+            game=game,
+            player=players[log.seat],
+            number=log.number,
+            round=log.round,
+            dice=log.rolls[-1]["dice"],
+            held=log.rolls[-1]["held"],
+            rolls=log.rolls,
+            box=log.box,
+            chosen_box=log.box,
+            points=log.points,
+            bonus=log.bonus,
+            completed_at=timezone.now(),
+            **(flags or {}).get(log.number, {}),
+        )
+    for p, sheet in zip(players, sheets, strict=True):
+        p.store_sheet(sheet)
+    for p in players:
+        p.rank = 1 + sum(1 for o in players if o.total > p.total) if finished else None
+        p.save()
+    if finished:
+        game.finished_at = timezone.now()
+        game.save()
+    return game
+
+
+@pytest.fixture
+def vs_hard(user):
+    return make_game([user, "hard"])
+
+
+def test_the_owner_reviews_a_finished_game(user_client, vs_hard):
+    response = user_client.get(f"/games/{vs_hard.pk}/review/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'id="replay"' in html and "Decision 1 of" in html
+    assert 'data-replay="next"' in html and 'data-replay="prev"' not in html
+    assert "<svg" in html and "polyline" in html and "style=" not in html
+    stored = GameAnalysis.objects.get(game=vs_hard)
+    assert stored.version == A.ANALYSIS_VERSION
+    assert stored.summary["1"]["loss"] == 0  # the hard bot
+    assert stored.summary["0"]["loss"] > 0  # the medium bot in the person's seat
+
+
+def test_the_analysis_is_computed_once(user_client, vs_hard, monkeypatch):
+    user_client.get(f"/games/{vs_hard.pk}/review/")
+    first = GameAnalysis.objects.get(game=vs_hard)
+
+    def boom(*args, **kwargs):
+        raise AssertionError("analysed again")
+
+    monkeypatch.setattr(A, "analyse_game", boom)
+    assert user_client.get(f"/games/{vs_hard.pk}/review/?step=5").status_code == 200
+    assert GameAnalysis.objects.get(game=vs_hard).created_at == first.created_at
+
+
+def test_an_older_analysis_version_is_recomputed(vs_hard):
+    GameAnalysis.objects.create(game=vs_hard, version=A.ANALYSIS_VERSION - 1, data={}, summary={})
+    stored = review.analysis_for(vs_hard)
+    assert stored.version == A.ANALYSIS_VERSION and stored.data["turns"]
+    assert GameAnalysis.objects.filter(game=vs_hard).count() == 1
+
+
+def test_two_first_views_store_one_analysis(vs_hard):
+    data = review.compute_analysis(
+        vs_hard, list(vs_hard.players.all()), review._completed_turns([vs_hard.pk])[vs_hard.pk]
+    )
+    a = review._store(vs_hard, data)
+    b = review._store(vs_hard, data)  # the second one finds the first's row
+    assert a.pk == b.pk and GameAnalysis.objects.count() == 1
+
+
+def test_a_game_played_through_the_services_is_reviewed(user_actor, user_client):
+    game = services.game_create_vs_computer(actor=user_actor, strengths=["hard"])
+    for _ in range(13):
+        t = Turn.objects.get(game=game, completed_at__isnull=True)
+        services.turn_roll(game_id=game.pk, actor=user_actor, turn=t.number, roll=0)
+        t.refresh_from_db()
+        box = computer.auto_commit_box(t.player.sheet, tuple(t.dice))
+        services.turn_choose_box(game_id=game.pk, actor=user_actor, turn=t.number, roll=1, box=box.name)
+        services.turn_confirm(game_id=game.pk, actor=user_actor, turn=t.number, roll=1)
+        game.refresh_from_db()
+        if not game.is_finished:
+            services.game_hurry(game_id=game.pk, actor=user_actor)
+    game.refresh_from_db()
+    assert game.is_finished
+    response = user_client.get(f"/games/{game.pk}/review/")
+    assert response.status_code == 200
+    stored = GameAnalysis.objects.get(game=game)
+    assert stored.summary["1"]["loss"] == 0  # the hard computer player
+    person = stored.data["seats"]["0"]["summary"]
+    assert person["decisions"] == 26  # one stop (after the first roll) and one box per turn
+    # The person's boxes were the optimal ones for their dice: every box decision is best.
+    boxes = [d for t in stored.data["turns"] if t["seat"] == 0 for d in t["decisions"] if d["kind"] == "box"]
+    assert all(d["label"] == "best" for d in boxes)
+
+
+def test_strangers_and_guests_cannot_review(vs_hard, client, guest_client):
+    other = UserFactory()
+    client.force_login(other)
+    assert client.get(f"/games/{vs_hard.pk}/review/").status_code == 404
+    assert guest_client.get(f"/games/{vs_hard.pk}/review/").status_code == 404
+    assert client.get(f"/games/{vs_hard.pk}/export.json").status_code == 404
+    assert client.get("/games/999999/review/").status_code == 404
+    assert not GameAnalysis.objects.exists()
+
+
+def test_a_friend_reviews_a_game_against_people_but_not_a_solo_game(user, client):
+    from accounts.models import Friendship
+
+    friend, other = UserFactory(), UserFactory()
+    low, high = sorted((user.pk, friend.pk))
+    Friendship.objects.create(user_low_id=low, user_high_id=high)
+    people = make_game([user, other], kind=Game.Kind.FRIENDS)
+    solo = make_game([user], kind=Game.Kind.SOLO)
+    client.force_login(friend)
+    assert client.get(f"/games/{people.pk}/review/").status_code == 200
+    assert client.get(f"/games/{solo.pk}/review/").status_code == 404
+
+
+def test_a_guest_reviews_their_own_game(guest_client):
+    game = make_game([None])
+    Player.objects.filter(game=game).update(user=None, guest_key="guest-key-for-tests")
+    assert guest_client.get(f"/games/{game.pk}/review/").status_code == 200
+
+
+def test_an_unfinished_game_cannot_be_reviewed_nor_exported(user, user_client):
+    game = make_game([user, "easy"], finished=False)
+    response = user_client.get(f"/games/{game.pk}/review/")
+    assert response.status_code == 409 and "not finished" in response.content.decode()
+    response = user_client.get(f"/games/{game.pk}/export.json")
+    assert response.status_code == 409 and game.seed not in response.content.decode()
+    assert not GameAnalysis.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("raw", "position"),
+    [("", 1), ("abc", 1), ("-4", 1), ("3", 4), ("1e3", 1), ("99999", "last"), ("2.5", 1), ("%00", 1)],
+)
+def test_bad_step_parameters_are_clamped(user_client, vs_hard, raw, position):
+    response = user_client.get(f"/games/{vs_hard.pk}/review/", {"step": raw})
+    assert response.status_code == 200
+    html = response.content.decode()
+    stored = GameAnalysis.objects.get(game=vs_hard)
+    total = sum(len(t["decisions"]) for t in stored.data["turns"])
+    n = total if position == "last" else position
+    assert f"Decision {n} of {total}" in html
+    if position == "last":
+        assert 'data-replay="next"' not in html
+
+
+def test_htmx_steps_get_the_replay_region_alone(user_client, vs_hard):
+    response = user_client.get(f"/games/{vs_hard.pk}/review/?step=2", **HX)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.lstrip().startswith('<section id="replay"') and "<html" not in html
+    assert 'hx-get="?step=1"' in html and 'hx-get="?step=3"' in html
+    # A history restore (back button, no cache) needs the whole page.
+    restore = user_client.get(
+        f"/games/{vs_hard.pk}/review/?step=2", HTTP_HX_HISTORY_RESTORE_REQUEST="true", **HX
+    )
+    assert "<html" in restore.content.decode()
+
+
+def test_every_decision_can_be_stepped_through(user_client, vs_hard):
+    stored = review.analysis_for(vs_hard)
+    review_obj = review.game_review(game=vs_hard, stored=stored, step=0)
+    assert review_obj.step_count == sum(len(t["decisions"]) for t in stored.data["turns"])
+    for turn in review_obj.turns:
+        step = review.game_review(game=vs_hard, stored=stored, step=turn.first_step).step
+        assert step.turn["number"] == turn.turn["number"] and step.is_first_of_turn
+    html = user_client.get(f"/games/{vs_hard.pk}/review/").content.decode()
+    assert html.count('<tr data-turn="') == 26
+
+
+def test_auto_committed_and_stand_in_turns_are_marked(user, user_client):
+    game = make_game(
+        [user, "easy"], kind=Game.Kind.FRIENDS, flags={1: {"auto_committed": True}, 3: {"stand_in": True}}
+    )
+    stored = review.analysis_for(game)
+    summary = stored.summary["0"]
+    assert summary["uncounted"] == sum(
+        len(t["decisions"]) for t in stored.data["turns"] if t["number"] in (1, 3)
+    )
+    html = user_client.get(f"/games/{game.pk}/review/?step=0").content.decode()
+    assert "data-auto-committed" in html and "not counted in the accuracy" in html
+    assert "played by the computer" in html
+
+
+def test_a_log_that_cannot_be_replayed_is_a_clear_error(user, user_client):
+    game = make_game([user])
+    Turn.objects.filter(game=game, number=2).update(box="ONES")
+    Turn.objects.filter(game=game, number=1).update(box="ONES")
+    response = user_client.get(f"/games/{game.pk}/review/")
+    assert response.status_code == 422 and "cannot be analysed" in response.content.decode()
+
+
+def test_export_json_has_every_roll_hold_box_and_the_seed(user_client, vs_hard):
+    response = user_client.get(f"/games/{vs_hard.pk}/export.json")
+    assert response.status_code == 200
+    assert response["Content-Disposition"] == f'attachment; filename="penta-game-{vs_hard.pk}.json"'
+    data = json.loads(response.content)
+    assert data["seed"] == vs_hard.seed and data["seed_commitment"] == vs_hard.seed_commitment
+    assert len(data["turns"]) == 26 and [p["seat"] for p in data["players"]] == [0, 1]
+    turn = data["turns"][0]
+    assert set(turn) >= {"rolls", "box", "points", "seat", "auto_committed", "stand_in"}
+    assert all(set(r) == {"dice", "held"} for t in data["turns"] for r in t["rolls"])
+    assert data["analysis"]["seats"]["1"]["summary"]["loss"] == 0
+    # The dice follow from the seed.
+    from dicegame.dice import check_turn
+
+    for t in data["turns"]:
+        assert check_turn(data["seed"], data["game"], t["number"], t["rolls"]) == []
+    assert GameAnalysis.objects.filter(game=vs_hard).exists()
+
+
+def test_export_csv_lists_the_whole_history(user, user_client):
+    games = [make_game([user, "easy"]) for _ in range(3)]
+    Player.objects.filter(game=games[0], seat=1).update(name="=HYPERLINK(1)")
+    make_game([UserFactory(), "easy"])  # someone else's
+    response = user_client.get("/games/export.csv")
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert [int(r["game"]) for r in rows] == [g.pk for g in games]
+    first = rows[0]
+    me = Player.objects.get(game=games[0], seat=0)
+    assert int(first["total"]) == me.total and first["opponents"] == "'=HYPERLINK(1)"
+    assert (
+        sum(int(first[b.name.lower()]) for b in Box) + int(first["upper_bonus"]) + int(first["penta_bonus"])
+        == me.total
+    )
+
+
+def test_export_csv_without_identity_is_a_clear_404(client):
+    response = client.get("/games/export.csv")
+    assert response.status_code == 404
+
+
+def test_links_to_the_review(user, user_client, vs_hard):
+    html = user_client.get("/games/").content.decode()
+    assert f'href="/games/{vs_hard.pk}/review/"' in html
+
+
+def test_review_page_queries_are_bounded(user, user_client, django_assert_max_num_queries):
+    from tests.test_stats import bulk_history
+
+    bulk_history(user, 1000)
+    game = make_game([user, "hard", "medium", "easy"])
+    user_client.get(f"/games/{game.pk}/review/")  # computes and stores
+    with django_assert_max_num_queries(8):
+        assert user_client.get(f"/games/{game.pk}/review/?step=40").status_code == 200
+    with django_assert_max_num_queries(8):
+        assert user_client.get(f"/games/{game.pk}/review/?step=41", **HX).status_code == 200
+
+
+def test_first_review_of_a_game_also_uses_few_queries(user, user_client):
+    game = make_game([user, "hard", "medium", "easy"])
+    with CaptureQueriesContext(connection) as queries:
+        assert user_client.get(f"/games/{game.pk}/review/").status_code == 200
+    assert len(queries) <= 14
+
+
+def test_history_page_queries_are_bounded(user, user_client, django_assert_max_num_queries):
+    from tests.test_stats import bulk_history
+
+    bulk_history(user, 1000)
+    with django_assert_max_num_queries(10):
+        response = user_client.get("/games/?page=3")
+    assert response.status_code == 200 and response.content.decode().count("data-review") == 20
+    for bad in ("abc", "-1", "99999", ""):
+        assert user_client.get("/games/", {"page": bad}).status_code == 200

@@ -1,0 +1,348 @@
+"""A player's statistics, head to head, leaderboards, privacy, and bounded queries over big histories."""
+
+from __future__ import annotations
+
+import math
+import random
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from accounts.models import Friendship, Profile
+from dicegame import analysis as A
+from dicegame import charts, dice, review
+from dicegame.models import Game, GameAnalysis, Player
+from dicegame.scoring import Box, Scoresheet
+from tests.factories import UserFactory
+from tests.test_review import make_game
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Statistics are cached by what they depend on; ids repeat between tests, so start empty."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+UPPER_CHOICES = {b: [b.face * k for k in range(6)] for b in Box if b.is_upper}
+LOWER_CHOICES = {
+    Box.THREE_OF_A_KIND: [0, *range(5, 31)],
+    Box.FOUR_OF_A_KIND: [0, *range(5, 31)],
+    Box.FULL_HOUSE: [0, 25],
+    Box.SMALL_STRAIGHT: [0, 30],
+    Box.LARGE_STRAIGHT: [0, 40],
+    Box.CHANCE: list(range(5, 31)),
+    Box.PENTA: [0, 50],
+}
+
+
+def random_sheet(rng: random.Random) -> Scoresheet:
+    boxes = {b: rng.choice(c) for b, c in {**UPPER_CHOICES, **LOWER_CHOICES}.items()}
+    bonus = 100 * rng.choice([0, 0, 0, 1]) if boxes[Box.PENTA] == 50 else 0
+    return Scoresheet(boxes, bonus)
+
+
+def befriend(a, b) -> None:
+    low, high = sorted((a.pk, b.pk))
+    Friendship.objects.create(user_low_id=low, user_high_id=high)
+
+
+def bulk_history(
+    user, n: int, *, seed: int = 0, opponent=None, analysed: bool = False, kinds=None
+) -> list[Game]:
+    """`n` finished games of the user (kinds cycling solo / computer / friends), built with bulk_create:
+    sheets with their totals and ranks, no turn log (a game without turns analyses as empty)."""
+    rng = random.Random(seed)
+    kinds = kinds or [Game.Kind.SOLO, Game.Kind.COMPUTER, Game.Kind.FRIENDS]
+    now = timezone.now()
+    seed_hex = dice.new_seed()
+    games = Game.objects.bulk_create(
+        [
+            Game(
+                kind=kinds[i % len(kinds)],
+                status=Game.Status.FINISHED,
+                seed=seed_hex,
+                seed_commitment=dice.commitment(seed_hex),
+                finished_at=now - timedelta(minutes=n - i),
+            )
+            for i in range(n)
+        ]
+    )
+    players = []
+    for game in games:
+        seats = (
+            [user]
+            if game.kind == Game.Kind.SOLO
+            else [user, opponent if game.kind == Game.Kind.FRIENDS else None]
+        )
+        sheets = [random_sheet(rng) for _ in seats]
+        totals = [s.total for s in sheets]
+        for seat, (who, sheet) in enumerate(zip(seats, sheets, strict=True)):
+            p = Player(
+                game=game,
+                seat=seat,
+                user=who,
+                bot_strength="" if who is not None else "medium",
+                name=who.username if who else "Computer",
+                rank=1 + sum(1 for t in totals if t > sheet.total),
+            )
+            p.store_sheet(sheet)
+            players.append(p)
+    Player.objects.bulk_create(players)
+    if analysed:
+        GameAnalysis.objects.bulk_create(
+            [
+                GameAnalysis(
+                    game=g,
+                    version=A.ANALYSIS_VERSION,
+                    data={},
+                    summary={
+                        str(s): {"loss": 12.0 + s, "decisions": 30, "counts": {"best": 20, "inaccuracy": 10}}
+                        for s in range(2)
+                    },
+                )
+                for g in games
+            ]
+        )
+    return games
+
+
+def stats_game(user, kind, total_boxes: dict, penta_bonus=0, others=(), finished_at=None) -> Game:
+    """One finished game with exactly these boxes for the user and the given totals for the others."""
+    game = Game.objects.create(
+        kind=kind,
+        status=Game.Status.FINISHED,
+        seed="0" * 64,
+        seed_commitment="",
+        finished_at=finished_at or timezone.now(),
+    )
+    mine = Scoresheet(total_boxes, penta_bonus)
+    totals = [mine.total, *(t for _u, t in others)]
+    p = Player(game=game, seat=0, user=user, name=user.username, rank=1 + sum(t > mine.total for t in totals))
+    p.store_sheet(mine)
+    p.save()
+    for seat, (who, total) in enumerate(others, start=1):
+        Player.objects.create(
+            game=game,
+            seat=seat,
+            user=who,
+            bot_strength="" if who else "easy",
+            name=who.username if who else "Computer",
+            total=total,
+            rank=1 + sum(t > total for t in totals),
+        )
+    return game
+
+
+FULL = {b: 0 for b in Box}
+
+
+def sheet_with(**points) -> dict:
+    return {**FULL, **{Box[k]: v for k, v in points.items()}}
+
+
+@pytest.fixture
+def history(user):
+    friend = UserFactory(username="fran")
+    befriend(user, friend)
+    # solo 150 (upper 63 -> bonus), computer win 120, friends loss, friends shared win, Penta + bonus
+    upper63 = sheet_with(ONES=3, TWOS=6, THREES=9, FOURS=12, FIVES=15, SIXES=18, CHANCE=22)
+    stats_game(user, Game.Kind.SOLO, upper63)
+    stats_game(user, Game.Kind.COMPUTER, sheet_with(CHANCE=20, FULL_HOUSE=25), others=[(None, 30)])
+    stats_game(user, Game.Kind.FRIENDS, sheet_with(CHANCE=10), others=[(friend, 60)])
+    stats_game(user, Game.Kind.FRIENDS, sheet_with(LARGE_STRAIGHT=40), others=[(friend, 40)])
+    stats_game(user, Game.Kind.SOLO, sheet_with(PENTA=50, SIXES=30), penta_bonus=100)
+    return friend
+
+
+def test_player_stats_by_kind_wins_totals_and_rates(user, history):
+    stats = review.player_stats(user_id=user.pk)
+    by_kind = {k.kind: k for k in stats.by_kind}
+    assert stats.games == 5
+    assert (by_kind["solo"].games, by_kind["computer"].games, by_kind["friends"].games) == (2, 1, 2)
+    assert (by_kind["computer"].wins, by_kind["friends"].wins, by_kind["friends"].shared_wins) == (1, 0, 1)
+    assert by_kind["solo"].wins == 0  # a solo game is no win
+    assert stats.wins == 1 and stats.shared_wins == 1
+    totals = [63 + 35 + 22, 45, 10, 40, 180]
+    assert stats.best == 180 and stats.average == pytest.approx(sum(totals) / 5)
+    assert stats.upper_bonus_rate == pytest.approx(1 / 5)
+    assert stats.penta_rate == pytest.approx(1 / 5) and stats.pentas == 2
+    boxes = {b.box: b for b in stats.boxes}
+    assert boxes[Box.CHANCE].average == pytest.approx((22 + 20 + 10) / 5)
+    assert boxes[Box.SIXES].average == pytest.approx((18 + 30) / 5)
+    assert boxes[Box.PENTA].optimal == review.OPTIMAL_BOX_AVERAGES["PENTA"][0]
+    assert "<svg" in stats.histogram and "<rect" in stats.histogram
+
+
+def test_head_to_head_against_a_friend(user, history):
+    [h2h] = review.head_to_head(user_id=user.pk, other_ids=[history.pk])
+    assert (h2h.username, h2h.games, h2h.wins, h2h.losses, h2h.shared) == ("fran", 2, 0, 1, 1)
+    assert h2h.my_average == pytest.approx(25) and h2h.their_average == pytest.approx(50)
+    lonely = UserFactory()
+    [none] = review.head_to_head(user_id=user.pk, other_ids=[lonely.pk])
+    assert none.games == 0 and none.my_average is None
+
+
+def test_accuracy_over_time_comes_from_the_analysed_games(user):
+    for _ in range(3):
+        make_game([user], kind=Game.Kind.SOLO, strengths=["easy"])
+    bulk_history(user, 30, analysed=True)
+    stats = review.player_stats(user_id=user.pk, catch_up=0)
+    assert stats.analysed == 30 and stats.pending == 3
+    assert stats.loss == pytest.approx(12 / 30)
+    assert len(stats.trend_points) == review.TREND_BUCKETS and "<polyline" in stats.trend
+    # A visit analyses the newest pending games.
+    stats = review.player_stats(user_id=user.pk, catch_up=2)
+    assert stats.analysed == 32 and stats.pending == 1
+    assert stats.counts["best"] > 600
+
+
+def test_the_player_page_shows_everything(user, user_client, history):
+    make_game([user, "easy"])  # analysed on this visit
+    html = user_client.get(f"/players/{user.username}/").content.decode()
+    assert 'data-stat="games">6<' in html
+    assert "data-head-to-head" in html and 'data-opponent="fran"' in html
+    assert "data-boxes" in html and 'data-stat="loss"' in html
+    assert "style=" not in html
+    assert GameAnalysis.objects.count() == 6  # every finished game, the turnless ones as empty
+    assert user_client.get("/players/").status_code == 302
+
+
+def test_a_players_page_is_for_themselves_their_friends_and_everyone_if_they_opt_in(user, client, history):
+    stranger = UserFactory()
+    url = f"/players/{user.username}/"
+    assert client.get(url).status_code == 404  # anonymous
+    client.force_login(stranger)
+    assert client.get(url).status_code == 404
+    client.force_login(history)
+    response = client.get(url)
+    assert response.status_code == 200
+    assert f'data-opponent="{user.username}"' in response.content.decode()  # the viewer's record
+    assert client.get("/players/nobody-at-all/").status_code == 404
+    Profile.objects.create(user=user, leaderboard_opt_in=True)
+    client.force_login(stranger)
+    public = client.get(url)
+    assert public.status_code == 200 and "data-head-to-head" not in public.content.decode()
+    client.logout()
+    assert client.get(url).status_code == 200
+
+
+def test_opting_in_and_out(user, user_client):
+    url = f"/players/{user.username}/leaderboard/"
+    assert user_client.post(url, {"on": "1"}).status_code == 302
+    assert Profile.objects.get(user=user).leaderboard_opt_in
+    assert user_client.post(url, {"on": "0"}).status_code == 302
+    assert not Profile.objects.get(user=user).leaderboard_opt_in
+    for bad in ({"on": "yes"}, {}):
+        assert user_client.post(url, bad).status_code == 400
+    other = UserFactory()
+    assert user_client.post(f"/players/{other.username}/leaderboard/", {"on": "1"}).status_code == 404
+    assert not Profile.objects.filter(user=other).exists()
+    assert user_client.get(url).status_code == 405
+
+
+def test_friends_leaderboards(user, user_client, history):
+    # The friend: 5 more games, a hints game that must not count, and one Penta.
+    for _ in range(5):
+        stats_game(
+            history,
+            Game.Kind.SOLO,
+            sheet_with(
+                CHANCE=30, LARGE_STRAIGHT=40, SMALL_STRAIGHT=30, FULL_HOUSE=25, PENTA=50, FOUR_OF_A_KIND=25
+            ),
+        )
+    hinted = stats_game(
+        history,
+        Game.Kind.SOLO,
+        sheet_with(
+            CHANCE=30,
+            PENTA=50,
+            LARGE_STRAIGHT=40,
+            SMALL_STRAIGHT=30,
+            FULL_HOUSE=25,
+            FOUR_OF_A_KIND=30,
+            THREE_OF_A_KIND=30,
+            SIXES=30,
+        ),
+    )
+    Game.objects.filter(pk=hinted.pk).update(hints_used=True)
+    boards = {b.key: b for b in review.leaderboards(user_ids=[user.pk, history.pk], viewer_id=user.pk)}
+    best = boards["best"].rows
+    assert [r.username for r in best] == ["fran", user.username]
+    assert best[0].value == 200 and best[1].value == 180 and best[1].is_me
+    recent = boards["recent"].rows
+    assert [r.username for r in recent] == ["fran", user.username]  # fran: 7 games, 5 at 200
+    assert boards["pentas"].rows[0].username == "fran" and boards["pentas"].rows[0].value == 5
+    assert boards["accuracy"].rows == []  # nobody has 5 analysed games
+    html = user_client.get("/leaderboard/").content.decode()
+    assert 'data-board="best"' in html and 'data-user="fran"' in html
+
+
+def test_site_wide_leaderboard_shows_only_players_who_opted_in(user, client, history):
+    shy = UserFactory(username="shy")
+    stats_game(shy, Game.Kind.SOLO, sheet_with(CHANCE=30))
+    Profile.objects.create(user=history, leaderboard_opt_in=True)
+    html = client.get("/leaderboard/?scope=site").content.decode()
+    assert (
+        'data-user="fran"' in html
+        and 'data-user="shy"' not in html
+        and f'data-user="{user.username}"' not in html
+    )
+    # Anonymous visitors get the site-wide board whatever they ask for; bad scopes fall back.
+    assert 'data-scope="site"' in client.get("/leaderboard/?scope=friends").content.decode()
+    client.force_login(shy)
+    for bad in ("", "all", "<script>", "friends%00"):
+        response = client.get("/leaderboard/", {"scope": bad})
+        assert response.status_code == 200 and 'data-scope="friends"' in response.content.decode()
+
+
+def test_accuracy_board_needs_five_analysed_games(user):
+    friend = UserFactory()
+    bulk_history(user, 6, analysed=True, kinds=[Game.Kind.SOLO])
+    bulk_history(friend, 4, analysed=True, kinds=[Game.Kind.SOLO])
+    boards = {b.key: b for b in review.leaderboards(user_ids=[user.pk, friend.pk], viewer_id=user.pk)}
+    rows = boards["accuracy"].rows
+    assert [(r.username, r.value, r.games) for r in rows] == [(user.username, 0.4, 6)]
+
+
+def test_stats_pages_queries_are_bounded_with_1000_games(user, user_client, django_assert_max_num_queries):
+    friend = UserFactory()
+    befriend(user, friend)
+    bulk_history(user, 1000, opponent=friend, analysed=True)
+    bulk_history(friend, 50, seed=1)
+    with django_assert_max_num_queries(16):
+        response = user_client.get(f"/players/{user.username}/")
+    assert response.status_code == 200 and 'data-stat="games">1050<' not in response.content.decode()
+    assert 'data-stat="games">1000<' in response.content.decode()
+    with django_assert_max_num_queries(10):
+        assert user_client.get("/leaderboard/").status_code == 200
+    with django_assert_max_num_queries(10):
+        assert user_client.get("/games/export.csv").status_code == 200
+
+
+def test_catch_up_analysis_is_bounded_too(user, user_client, django_assert_max_num_queries):
+    bulk_history(user, 1000)  # none analysed yet
+    with django_assert_max_num_queries(22):
+        assert user_client.get(f"/players/{user.username}/").status_code == 200
+    assert GameAnalysis.objects.count() == review.STATS_CATCH_UP
+
+
+def test_optimal_box_averages_cover_every_box_and_agree_with_a_fresh_simulation():
+    assert set(review.OPTIMAL_BOX_AVERAGES) == {b.name for b in Box}
+    games = 60
+    fresh = review.optimal_box_averages(games, seed=dice.new_seed())
+    for name, (mean, _se) in review.OPTIMAL_BOX_AVERAGES.items():
+        # 60 games: each box's average within 5 standard errors (a box scores at most 50).
+        sd_bound = 50 / 2
+        assert abs(fresh[name][0] - mean) < 5 * sd_bound / math.sqrt(games), name
+
+
+def test_charts_escape_text_and_use_no_inline_style():
+    svg = charts.line_chart([charts.Series("<b>&", [(0, 1), (1, 2)])], title='"x"<', x_max=1)
+    assert "<b>" not in svg and "&lt;b&gt;&amp;" in svg and "style=" not in svg
+    assert "<rect" in charts.bar_chart([("a", 1), ("b", 0)], title="t")
+    assert "–" in charts.line_chart([], title="empty")
