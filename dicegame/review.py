@@ -29,6 +29,7 @@ from django.db.models.lookups import GreaterThanOrEqual
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from dicegame import analysis as A
 from dicegame import charts
@@ -204,11 +205,12 @@ def choice_label(choice: dict) -> str:
     return keep_label(choice["keep"])
 
 
+# Lazy: built once at import, translated at each use in the viewer's language.
 LABEL_NAMES = {
-    A.BEST: _("best"),
-    A.INACCURACY: _("inaccuracy"),
-    A.MISTAKE: _("mistake"),
-    A.BLUNDER: _("blunder"),
+    A.BEST: gettext_lazy("best"),
+    A.INACCURACY: gettext_lazy("inaccuracy"),
+    A.MISTAKE: gettext_lazy("mistake"),
+    A.BLUNDER: gettext_lazy("blunder"),
 }
 
 

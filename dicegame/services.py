@@ -360,6 +360,17 @@ def _finish(game: Game, players: list[Player]) -> None:
         player.save(update_fields=["rank"])
     game.status = Game.Status.FINISHED
     game.finished_at = timezone.now()
+    # The review's analysis is computed once, right after the end, so the review opens instantly.
+    transaction.on_commit(partial(_analyse, game.pk))
+
+
+def _analyse(game_id: int) -> None:
+    from dicegame.review import analyse_pending
+
+    try:
+        analyse_pending([game_id])
+    except Exception:  # the game is saved; the review computes the analysis on first view instead
+        logger.exception("could not analyse game %s", game_id)
 
 
 # -- timers ------------------------------------------------------------------------------------------

@@ -330,3 +330,13 @@ def test_history_page_queries_are_bounded(user, user_client, django_assert_max_n
     assert response.status_code == 200 and response.content.decode().count("data-review") == 20
     for bad in ("abc", "-1", "99999", ""):
         assert user_client.get("/games/", {"page": bad}).status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_analysis_is_stored_when_the_game_ends(user_actor):
+    from dicegame.models import GameAnalysis
+    from tests.test_services import play_whole_game
+
+    game = services.game_create_solo(actor=user_actor)
+    play_whole_game(game, user_actor)
+    assert GameAnalysis.objects.filter(game=game).exists()
