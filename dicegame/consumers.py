@@ -161,12 +161,14 @@ class GameConsumer(AsyncWebsocketConsumer):
             game = selectors.game_for_viewer(game_id=self.game_id, actor=self.actor, token=self.token)
         except Http404:
             return None, 0
-        context = {
-            "game": game,
-            "board": selectors.game_board(game=game, actor=self.actor),
-            "lobby": selectors.game_lobby(game=game, actor=self.actor),
-            "oob": True,
-        }
+        # Labels are made while the board is built, so build it in the viewer's language too.
+        with translation.override(self.language):
+            context = {
+                "game": game,
+                "board": selectors.game_board(game=game, actor=self.actor),
+                "lobby": selectors.game_lobby(game=game, actor=self.actor),
+                "oob": True,
+            }
         html = self._render("dicegame/game.html#live-update", context)
         return html, game.version
 

@@ -27,9 +27,8 @@ from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, RowNumber
 from django.db.models.lookups import GreaterThanOrEqual
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from dicegame import analysis as A
 from dicegame import charts

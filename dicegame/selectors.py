@@ -8,6 +8,7 @@ from django.conf import settings
 from django.core.paginator import Page, Paginator
 from django.db.models import Prefetch, Q
 from django.http import Http404
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -175,6 +176,7 @@ class Board:
     hints: Hints | None = None
     my_seat: Player | None = None
     deadline_ms: int | None = None
+    game_url: str = ""
     turns: list[Turn] = field(default_factory=list)
 
     @property
@@ -304,6 +306,7 @@ def game_board(*, game: Game, actor: Actor, with_log: bool = False) -> Board:
         hints_on=hints_on,
         hints=hints,
         my_seat=mine,
+        game_url=reverse("dicegame:game", args=[game.pk]),
         deadline_ms=_ms_until(turn.deadline_at) if turn and turn.deadline_at and not bot_playing else None,
         turns=game_turn_log(game=game) if with_log else [],
     )

@@ -131,12 +131,18 @@ def _locked_game(game_id: int) -> Game:
 
 
 def _current_turn(game: Game) -> Turn | None:
-    return (
+    """The turn in play, read once per locked game (writing a turn or starting one updates it)."""
+    cached = getattr(game, "_turn_in_play", None)
+    if cached is not None and cached.completed_at is None:
+        return cached
+    turn = (
         Turn.objects.select_related("player")
         .filter(game=game, completed_at__isnull=True)
         .order_by("number")
         .first()
     )
+    game._turn_in_play = turn
+    return turn
 
 
 def _act(
@@ -152,10 +158,12 @@ def _act(
             raise GameNotFound(_("There is no such game."))
         # What the clock made due (an auto-commit, the computer's moves) stands whatever becomes of
         # this action.
-        if _settle_locked(game):
+        settled = _settle_locked(game)
+        if settled:
             _bump(game)
         try:
-            with transaction.atomic():
+            # A refused action rolls back to here (a savepoint only when there is a settlement to keep).
+            with transaction.atomic(savepoint=bool(settled)):
                 _check_active(game)
                 turn = _current_turn(game)
                 if not actor.owns(turn.player):
@@ -194,7 +202,10 @@ def _bump(game: Game) -> None:
     """Record a change: a new version, pushed to every open screen of the game once it is committed."""
     game.version += 1
     game.save(update_fields=["version", "status", "finished_at", "updated_at"])
-    transaction.on_commit(partial(broadcast.game_changed, game.pk, game.version))
+    # A solo game has one screen, which the answer to its own request updates; every other game is
+    # watched live (other players, spectators, the computer's moves).
+    if game.kind != Game.Kind.SOLO:
+        transaction.on_commit(partial(broadcast.game_changed, game.pk, game.version))
 
 
 def _roll(game: Game, t: Turn) -> None:
@@ -329,6 +340,7 @@ def _advance(game: Game, last: Turn, at) -> None:
 
 
 def _start_turn(game: Game, player: Player, *, number: int, round_: int, at) -> Turn:
+    game._turn_in_play = None
     return Turn.objects.create(
         game=game,
         player=player,

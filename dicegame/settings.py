@@ -136,16 +136,17 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# Without collectstatic (make run, a quick local server), WhiteNoise finds files through the finders
+# and the plain storage names them; production runs collectstatic and gets hashed, compressed names.
+WHITENOISE_USE_FINDERS = env_bool("WHITENOISE_USE_FINDERS", DEBUG)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
-        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
-        if not DEBUG
-        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if WHITENOISE_USE_FINDERS
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
     },
 }
-# Without collectstatic (make run), WhiteNoise finds files through the finders.
-WHITENOISE_USE_FINDERS = env_bool("WHITENOISE_USE_FINDERS", DEBUG)
 
 CSRF_FAILURE_VIEW = "dicegame.views.csrf_failure"
 MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
@@ -203,3 +204,5 @@ PENTA_CLOCK_IN_WEB = env_bool("PENTA_CLOCK_IN_WEB", True)
 PENTA_CLOCK_INTERVAL = float(os.environ.get("PENTA_CLOCK_INTERVAL", "0.25"))
 PENTA_ROOM_EXPIRY_DAYS = 7
 PENTA_REMATCH_MINUTES = 30
+# Benchmark only: route ws/echo/ (a bare echo consumer) for the server bench/live_games.py starts.
+PENTA_BENCH_ECHO = env_bool("PENTA_BENCH_ECHO", False)

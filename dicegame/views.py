@@ -69,8 +69,21 @@ def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     return _render_game(request, game_id, actor, token=token)
 
 
+ALL_REGIONS = frozenset()  # empty: every region
+# What each action can change on the screen: the answer re-renders only those regions.
+HOLD_REGIONS = frozenset({"turn-status", "dice-tray", "hints"})
+CHOOSE_REGIONS = frozenset({"turn-status", "scoresheet"})
+
+
 def _render_game(
-    request: HttpRequest, game_id: int, actor: Actor, *, error: str = "", status: int = 200, token: str = ""
+    request: HttpRequest,
+    game_id: int,
+    actor: Actor,
+    *,
+    error: str = "",
+    status: int = 200,
+    token: str = "",
+    regions: frozenset = ALL_REGIONS,
 ) -> HttpResponse:
     game = selectors.game_for_viewer(game_id=game_id, actor=actor, token=token)
     board = selectors.game_board(game=game, actor=actor, with_log=game.is_finished)
@@ -81,6 +94,7 @@ def _render_game(
         "rematch": selectors.game_rematch(game=game, actor=actor),
         "error": error,
         "token": token,
+        "regions": regions,
     }
     if request.htmx and not request.htmx.boosted:
         if game.is_finished and status == 200:
@@ -102,7 +116,12 @@ def _int_field(request: HttpRequest, name: str) -> int:
         ) from None
 
 
-def _perform(request: HttpRequest, game_id: int, act: Callable[[Actor, int, int], object]) -> HttpResponse:
+def _perform(
+    request: HttpRequest,
+    game_id: int,
+    act: Callable[[Actor, int, int], object],
+    regions: frozenset = ALL_REGIONS,
+) -> HttpResponse:
     """Run one action of the turn flow and answer with the fresh board, or the refusal."""
     actor = actor_from_request(request)
     try:
@@ -111,7 +130,7 @@ def _perform(request: HttpRequest, game_id: int, act: Callable[[Actor, int, int]
         return _refusal(request, game_id, actor, exc)
     if not request.htmx:
         return redirect("dicegame:game", game_id)
-    return _render_game(request, game_id, actor)
+    return _render_game(request, game_id, actor, regions=regions)
 
 
 def _refusal(request: HttpRequest, game_id: int, actor: Actor, exc: GameActionError) -> HttpResponse:
@@ -145,6 +164,7 @@ def game_hold(request: HttpRequest, game_id: int, die: int) -> HttpResponse:
         lambda actor, turn, roll: services.turn_toggle_hold(
             game_id=game_id, actor=actor, turn=turn, roll=roll, die=die
         ),
+        HOLD_REGIONS,
     )
 
 
@@ -156,6 +176,7 @@ def game_choose(request: HttpRequest, game_id: int, box: str) -> HttpResponse:
         lambda actor, turn, roll: services.turn_choose_box(
             game_id=game_id, actor=actor, turn=turn, roll=roll, box=box
         ),
+        CHOOSE_REGIONS,
     )
 
 

@@ -12,7 +12,6 @@ from dicegame.strategy.simulate import held_flags, play_game, seed_from_number, 
 from dicegame.strategy.turn import is_subkeep
 
 # The session-wide `strategy` fixture (tests/conftest.py may import it as well).
-pytest_plugins = ["tests.strategy_fixtures"]
 
 
 def _box_points(box: Box) -> st.SearchStrategy[int]:

@@ -21,7 +21,6 @@ from dicegame.strategy import tables as T
 from dicegame.strategy.turn import State, TurnValues, is_subkeep, legal_options
 
 # The session-wide `strategy` fixture (tests/conftest.py may import it as well).
-pytest_plugins = ["tests.strategy_fixtures"]
 
 EMPTY = Scoresheet()
 

@@ -47,11 +47,8 @@ def whose_turn(game_id: int) -> str | None:
 
 
 def wait_until_my_turn(page: Page) -> None:
-    page.wait_for_function(
-        """() => { const roll = document.querySelector('[data-action=roll]');
-                   return (roll && !roll.disabled) || document.querySelector('button.box-button:not([disabled])'); }""",
-        timeout=WAIT_MS * 2,
-    )
+    ready = page.locator("[data-action=roll]:not([disabled]), button.box-button:not([disabled])")
+    expect(ready.first).to_be_visible(timeout=WAIT_MS * 2)
 
 
 def play_turn(page: Page, other: Page | None, *, show_hold: bool = False) -> None:
@@ -73,7 +70,8 @@ def play_turn(page: Page, other: Page | None, *, show_hold: bool = False) -> Non
 
 def test_two_friends_play_a_whole_game_live(browser: Browser, live_server_url: str):
     hana, femke = UserFactory(username="hana"), UserFactory(username="femke")
-    Friendship.objects.create(user_low=min(hana, femke, key=lambda u: u.pk), user_high=max(hana, femke, key=lambda u: u.pk))
+    low, high = sorted((hana, femke), key=lambda u: u.pk)
+    Friendship.objects.create(user_low=low, user_high=high)
     host = log_in(browser, live_server_url, "hana")
     guest = log_in(browser, live_server_url, "femke")
 

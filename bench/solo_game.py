@@ -1,0 +1,412 @@
+"""Benchmark: the server round trip of the actions of whole solo games, against a bare view.
+
+Starts its own daphne server on a fresh SQLite file, then plays solo games over loopback as htmx does
+(HX-Request, X-CSRFToken, the `turn` and `roll` fields of `#game-form`): per turn roll, hold two dice,
+roll again, choose an enabled box, confirm. After every action it times a GET /healthz/ (a view that
+does nothing), so machine noise hits the actions and the baseline alike. Prints the median and p90 per
+action kind and overall, and median(action) / median(baseline).
+
+    .venv/bin/python bench/solo_game.py [--games N] [--max-seconds S] [--seed K]
+
+Standard library only. Never waits for an auto-commit: every turn chooses a box itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import secrets
+import shutil
+import socket
+import statistics
+import string
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from html.parser import HTMLParser
+from http.cookies import SimpleCookie
+from pathlib import Path
+from urllib.parse import urlencode
+
+ROOT = Path(__file__).resolve().parent.parent
+HOST = "127.0.0.1"
+TARGET_RATIO = 2.5
+ROUNDS = 13
+KINDS = ("new", "roll", "hold", "choose", "confirm")
+
+
+# -- the server --------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        return sock.getsockname()[1]
+
+
+def server_env(sqlite_path: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        DJANGO_SETTINGS_MODULE="dicegame.settings",
+        SQLITE_PATH=str(sqlite_path),
+        DEBUG="false",
+        SECURE_SSL_REDIRECT="false",
+        SECURE_COOKIES="false",
+        ALLOWED_HOSTS=HOST,
+        WHITENOISE_USE_FINDERS="true",
+    )
+    return env
+
+
+def venv_tool(name: str) -> str:
+    candidate = Path(sys.executable).parent / name
+    if candidate.exists():
+        return str(candidate)
+    found = shutil.which(name)
+    if found is None:
+        sys.exit(f"{name} not found next to {sys.executable} nor on the PATH: run with the project's venv")
+    return found
+
+
+class Server:
+    """A daphne process on a free port over a temporary SQLite database; stop() ends it."""
+
+    def __init__(self, workdir: Path):
+        self.workdir = workdir
+        self.port = free_port()
+        self.env = server_env(workdir / "bench.sqlite3")
+        self.log_path = workdir / "daphne.log"
+        self.process: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 60.0) -> None:
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--no-input", "-v0"],
+            cwd=ROOT,
+            env=self.env,
+            check=True,
+        )
+        with open(self.log_path, "wb") as log:
+            self.process = subprocess.Popen(
+                [venv_tool("daphne"), "-b", HOST, "-p", str(self.port), "dicegame.asgi:application"],
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"daphne exited with {self.process.returncode}:\n{self.log_tail()}")
+            try:
+                conn = http.client.HTTPConnection(HOST, self.port, timeout=2)
+                conn.request("GET", "/healthz/")
+                if conn.getresponse().status == 200:
+                    conn.close()
+                    return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError(f"daphne did not answer within {timeout:.0f} s:\n{self.log_tail()}")
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+
+# -- the client --------------------------------------------------------------------------------------
+
+
+class BenchError(RuntimeError):
+    pass
+
+
+class Client:
+    """One keep-alive connection with a cookie jar, timing each request from send to last byte."""
+
+    def __init__(self, port: int):
+        self.port = port
+        self.cookies: dict[str, str] = {}
+        self.conn: http.client.HTTPConnection | None = None
+
+    def _connection(self) -> http.client.HTTPConnection:
+        if self.conn is None:
+            self.conn = http.client.HTTPConnection(HOST, self.port, timeout=30)
+            self.conn.connect()
+            self.conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return self.conn
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+
+    def request(
+        self, method: str, path: str, *, fields: dict[str, str] | None = None, htmx: bool = False
+    ) -> tuple[int, dict[str, str], str, float]:
+        """Returns (status, headers, body, seconds). Reconnects once if the server closed the connection."""
+        headers = {"Host": f"{HOST}:{self.port}"}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        body = None
+        if method == "POST":
+            body = urlencode(fields or {})
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+            headers["X-CSRFToken"] = self.cookies.get("csrftoken", "")
+            headers["Origin"] = f"http://{HOST}:{self.port}"
+            headers["Referer"] = f"http://{HOST}:{self.port}/"
+        if htmx:
+            headers["HX-Request"] = "true"
+            headers["HX-Current-URL"] = f"http://{HOST}:{self.port}{path}"
+        for attempt in (1, 2):
+            conn = self._connection()
+            try:
+                started = time.perf_counter()
+                conn.request(method, path, body=body, headers=headers)
+                response = conn.getresponse()
+                payload = response.read()
+                elapsed = time.perf_counter() - started
+                break
+            except (http.client.RemoteDisconnected, ConnectionError, http.client.BadStatusLine):
+                self.close()
+                if attempt == 2:
+                    raise
+        response_headers = {k.lower(): v for k, v in response.getheaders()}
+        for raw in response.headers.get_all("Set-Cookie") or []:
+            jar = SimpleCookie()
+            jar.load(raw)
+            for name, morsel in jar.items():
+                self.cookies[name] = morsel.value
+        if response_headers.get("connection", "").lower() == "close":
+            self.close()
+        return response.status, response_headers, payload.decode("utf-8", errors="replace"), elapsed
+
+
+class BoardParser(HTMLParser):
+    """From a board update: the `#game-form` hidden fields, and which boxes are enabled."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.fields: dict[str, str] = {}
+        self.enabled_boxes: list[str] = []
+        self.boxes: list[str] = []
+        self._in_form = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "form" and a.get("id") == "game-form":
+            self._in_form = True
+        elif tag == "input" and self._in_form and a.get("type") == "hidden" and a.get("name"):
+            self.fields[a["name"]] = a.get("value") or ""
+        elif tag == "button" and "data-box" in a:
+            self.boxes.append(a["data-box"])
+            if "disabled" not in a:
+                self.enabled_boxes.append(a["data-box"])
+
+    def handle_endtag(self, tag):
+        if tag == "form":
+            self._in_form = False
+
+
+def parse_board(html: str) -> BoardParser:
+    parser = BoardParser()
+    parser.feed(html)
+    parser.close()
+    return parser
+
+
+# -- the run -----------------------------------------------------------------------------------------
+
+
+class Recorder:
+    def __init__(self, client: Client):
+        self.client = client
+        self.actions: dict[str, list[float]] = defaultdict(list)
+        self.baseline: list[float] = []
+
+    def action(
+        self, kind: str, path: str, fields: dict[str, str] | None = None
+    ) -> tuple[dict[str, str], str]:
+        status, headers, body, elapsed = self.client.request("POST", path, fields=fields, htmx=True)
+        if status != 200:
+            raise BenchError(f"{kind} {path} {fields} answered {status}: {body[:500]}")
+        self.actions[kind].append(elapsed)
+        self.healthz()
+        return headers, body
+
+    def healthz(self) -> None:
+        status, _headers, _body, elapsed = self.client.request("GET", "/healthz/")
+        if status != 200:
+            raise BenchError(f"/healthz/ answered {status}")
+        self.baseline.append(elapsed)
+
+    @property
+    def action_count(self) -> int:
+        return sum(len(v) for v in self.actions.values())
+
+
+def ensure_csrf_cookie(client: Client) -> None:
+    """The home page sets the csrftoken cookie. If it cannot be rendered, use a token of our own: Django
+    accepts any well-formed secret that the cookie and the header agree on."""
+    status, _headers, _body, _elapsed = client.request("GET", "/")
+    if status == 200 and "csrftoken" in client.cookies:
+        return
+    print(
+        f"warning: GET / answered {status} without a csrftoken cookie; using a client-made token "
+        "(see the server log for why the page failed)",
+        file=sys.stderr,
+    )
+    alphabet = string.ascii_letters + string.digits
+    client.cookies["csrftoken"] = "".join(secrets.choice(alphabet) for _ in range(32))
+
+
+def play_game(rec: Recorder, rng: random.Random, deadline: float) -> bool:
+    """One solo game; False if the deadline stopped it before the end."""
+    headers, _body = rec.action("new", "/games/solo/")
+    location = headers.get("hx-redirect", "")
+    try:
+        game_id = int(location.rstrip("/").rsplit("/", 1)[-1])
+    except ValueError:
+        raise BenchError(f"POST /games/solo/ gave no game to go to (HX-Redirect: {location!r})") from None
+    base = f"/games/{game_id}"
+    fields = {"turn": "1", "roll": "0"}
+
+    def act(kind: str, path: str) -> BoardParser | None:
+        nonlocal fields
+        headers, body = rec.action(kind, path, fields)
+        if "hx-redirect" in headers:
+            return None  # the game is over: htmx would load the finished page
+        board = parse_board(body)
+        if not {"turn", "roll"} <= board.fields.keys():
+            raise BenchError(f"{kind} {path}: no #game-form fields in the answer")
+        fields = {"turn": board.fields["turn"], "roll": board.fields["roll"]}
+        return board
+
+    for turn in range(1, ROUNDS + 1):
+        if time.monotonic() > deadline:
+            return False
+        if fields["turn"] != str(turn):
+            raise BenchError(f"expected turn {turn}, the board shows {fields}")
+        act("roll", f"{base}/roll/")
+        for die in sorted(rng.sample(range(1, 6), 2)):
+            act("hold", f"{base}/hold/{die}/")
+        board = act("roll", f"{base}/roll/")
+        if board is None or not board.enabled_boxes:
+            raise BenchError(f"turn {turn}: no enabled box after the rolls")
+        act("choose", f"{base}/choose/{rng.choice(board.enabled_boxes)}/")
+        finished = act("confirm", f"{base}/confirm/") is None
+        if finished != (turn == ROUNDS):
+            raise BenchError(f"turn {turn}: the game {'ended' if finished else 'did not end'} unexpectedly")
+    return True
+
+
+def p90(values: list[float]) -> float:
+    if len(values) < 2:
+        return values[0]
+    return statistics.quantiles(values, n=10, method="inclusive")[-1]
+
+
+def report(rec: Recorder, games: int, elapsed: float) -> dict:
+    base_median = statistics.median(rec.baseline)
+    every = [t for kind in KINDS for t in rec.actions.get(kind, [])]
+    rows = []
+    for kind in (*KINDS, "all"):
+        values = every if kind == "all" else rec.actions.get(kind, [])
+        if not values:
+            continue
+        median = statistics.median(values)
+        rows.append(
+            {
+                "kind": kind,
+                "n": len(values),
+                "median_ms": median * 1000,
+                "p90_ms": p90(values) * 1000,
+                "ratio": median / base_median,
+            }
+        )
+    print(f"games: {games}   actions: {rec.action_count}   baseline requests: {len(rec.baseline)}")
+    print(f"wall time: {elapsed:.1f} s")
+    print(
+        f"baseline GET /healthz/: median {base_median * 1000:.2f} ms, p90 {p90(rec.baseline) * 1000:.2f} ms"
+    )
+    print()
+    print(f"{'action':<8} {'n':>5} {'median ms':>10} {'p90 ms':>9} {'median/baseline':>16}")
+    for row in rows:
+        kind, n, median, high, ratio = row["kind"], row["n"], row["median_ms"], row["p90_ms"], row["ratio"]
+        print(f"{kind:<8} {n:>5} {median:>10.2f} {high:>9.2f} {ratio:>16.2f}")
+    overall = rows[-1]["ratio"]
+    verdict = "OK" if overall < TARGET_RATIO else "OVER TARGET"
+    print()
+    print(f"overall median(action)/median(baseline) = {overall:.2f} (target < {TARGET_RATIO}): {verdict}")
+    return {
+        "games": games,
+        "actions": rec.action_count,
+        "baseline_median_ms": base_median * 1000,
+        "rows": rows,
+        "overall_ratio": overall,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=5, help="solo games to play (default 5)")
+    parser.add_argument("--max-seconds", type=float, default=120.0, help="stop after this long (default 120)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the client's choices (holds, boxes)")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error("--games must be at least 1")
+
+    workdir = Path(tempfile.mkdtemp(prefix="penta-bench-"))
+    server = Server(workdir)
+    client = Client(server.port)
+    try:
+        server.start()
+        started = time.monotonic()
+        deadline = started + args.max_seconds
+        rng = random.Random(args.seed)
+        ensure_csrf_cookie(client)
+        for _ in range(5):  # wake the connection and the view up; not counted
+            client.request("GET", "/healthz/")
+        rec = Recorder(client)
+        completed = 0
+        for _ in range(args.games):
+            if time.monotonic() > deadline or not play_game(rec, rng, deadline):
+                print(f"stopped at the {args.max_seconds:.0f} s limit", file=sys.stderr)
+                break
+            completed += 1
+        if not rec.action_count:
+            print("no action was measured", file=sys.stderr)
+            return 1
+        figures = report(rec, completed, time.monotonic() - started)
+        if args.json:
+            args.json.write_text(json.dumps(figures, indent=2))
+        return 0
+    except (BenchError, RuntimeError, OSError) as exc:
+        print(f"bench failed: {exc}", file=sys.stderr)
+        print(server.log_tail(), file=sys.stderr)
+        return 1
+    finally:
+        client.close()
+        server.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
