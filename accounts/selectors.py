@@ -65,10 +65,11 @@ def online_user_ids(user_ids: Iterable[int]) -> set[int]:
 
 
 def game_invitations_pending(user_id: int) -> QuerySet:
-    """Game invitations waiting for the user's answer, for games not over yet; newest first."""
+    """Game invitations waiting for the user's answer, until the game starts; newest first."""
     return (
-        Invitation.objects.filter(to_user_id=user_id, status=Invitation.Status.PENDING)
-        .exclude(game__status__in=[Game.Status.FINISHED, Game.Status.EXPIRED])
+        Invitation.objects.filter(
+            to_user_id=user_id, status=Invitation.Status.PENDING, game__status=Game.Status.OPEN
+        )
         .select_related("game", "from_user")
         .order_by("-created_at", "-pk")
     )
