@@ -146,7 +146,7 @@ def bench_build(repeats: int) -> Strategy:
     row("ratio to the C solver (wall)", f"{wall / PUBLIC_C_SOLVER_SECONDS:.2f}x")
     value = strategy.expected_total(Scoresheet())
     row("expected total, empty sheet", f"{value:.13f} (published 254.4848458816832)")
-    bench_build.wall = wall  # type: ignore[attr-defined]
+    bench_build.wall, bench_build.cpu = wall, cpu  # type: ignore[attr-defined]
     return strategy
 
 
@@ -311,7 +311,7 @@ def bench_tricks(strategy: Strategy, repeats: int, full_baseline: bool) -> None:
     estimate = ref_per_state * REACHABLE_STATES
     row("reference full solve, extrapolated (536,448 states)", f"{estimate:.1f} s CPU")
     build = bench_build.wall  # type: ignore[attr-defined]
-    row("  ratio reference / our build", f"{estimate / build:.1f}x")
+    row("  ratio reference / our build (CPU to CPU)", f"{estimate / bench_build.cpu:.1f}x")  # type: ignore[attr-defined]
     if full_baseline:
         wall, cpu, ref_values = timed(reference_solve, 1)
         np.testing.assert_allclose(ref_values, strategy.values, rtol=1e-12, equal_nan=True)
