@@ -246,6 +246,12 @@ def seat_connection(*, game_id: int, actor: Actor, channel_name: str) -> str:
     seat.channel_name = channel_name
     seat.connected = True
     seat.save(update_fields=["channel_name", "connected"])
+    if game.is_active and not game.turn_seconds:
+        # The player is back: a grace period started for their absence no longer applies.
+        turn = _current_turn(game)
+        if turn.player_id == seat.pk and turn.deadline_at is not None:
+            turn.deadline_at = None
+            turn.save(update_fields=["deadline_at"])
     _bump(game)
     return previous
 

@@ -90,7 +90,12 @@ TEMPLATES = [
 # SQLite by default; DATABASE_URL (postgres://...) selects PostgreSQL.
 _sqlite_path = os.environ.get("SQLITE_PATH", str(BASE_DIR / "var" / "db.sqlite3"))
 DATABASES = {
-    "default": dj_database_url.config(default=f"sqlite:///{_sqlite_path}", conn_max_age=0),
+    # Persistent connections: a socket action or a clock sweep must not pay a new connection each time.
+    "default": dj_database_url.config(
+        default=f"sqlite:///{_sqlite_path}",
+        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "60")),
+        conn_health_checks=True,
+    ),
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # IMMEDIATE transactions take SQLite's write lock at BEGIN, so two requests that read then write

@@ -23,6 +23,9 @@ SECURE_HSTS_SECONDS = 0
 # A browser test's server runs in another process (daphne), so the test database must be a file
 # (SQLite) or have an explicit name (PostgreSQL). The server process inherits PENTA_TEST_RUN and so
 # finds the same database; concurrent test runs and xdist workers each get their own.
+# Connections are not kept across requests in tests: threads of the socket tests must not hold one
+# when the test database is dropped.
+DATABASES["default"]["CONN_MAX_AGE"] = 0
 _run = os.environ.setdefault("PENTA_TEST_RUN", str(os.getpid()))
 _worker = f"{_run}_{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":

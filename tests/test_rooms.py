@@ -350,3 +350,18 @@ def test_create_room_through_the_home_page(host):
     game = Game.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/games/{game.pk}/"
     assert (game.seats_wanted, game.turn_seconds) == (4, 120)
+
+
+def test_coming_back_clears_the_absence_grace_period(host, friend):
+    game = started_two_player_game(host, friend, turn_seconds=0)
+    t = current(game.pk)
+    assert t.deadline_at is not None  # nobody had the game open when it started
+    rooms.seat_connection(game_id=game.pk, actor=actor(host), channel_name="tab")
+    t.refresh_from_db()
+    assert t.deadline_at is None
+
+
+def test_coming_back_keeps_a_real_turn_timer(host, friend):
+    game = started_two_player_game(host, friend, turn_seconds=60)
+    rooms.seat_connection(game_id=game.pk, actor=actor(host), channel_name="tab")
+    assert current(game.pk).deadline_at is not None
