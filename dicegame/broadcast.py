@@ -15,11 +15,12 @@ def game_group(game_id: int) -> str:
     return f"game_{game_id}"
 
 
-def game_changed(game_id: int, version: int) -> None:
+def game_changed(game_id: int, version: int, change: str | None = None) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
+    event = {"type": "game.updated", "version": version, "change": change}
     try:
-        async_to_sync(layer.group_send)(game_group(game_id), {"type": "game.updated", "version": version})
+        async_to_sync(layer.group_send)(game_group(game_id), event)
     except Exception:  # the change is saved; a screen that misses it resyncs on reconnect
         logger.exception("could not broadcast version %s of game %s", version, game_id)

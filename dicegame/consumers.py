@@ -134,8 +134,12 @@ class GameConsumer(AsyncWebsocketConsumer):
     # -- events from the group -------------------------------------------------------------------
 
     async def game_updated(self, event):
-        if event["version"] > self.version:
-            await self.send_board()
+        if event["version"] <= self.version:
+            return
+        # The next version after one this screen has: redraw only what that change can alter.
+        change = event.get("change")
+        partial = event["version"] == self.version + 1 and change in selectors.CHANGE_REGIONS
+        await self.send_board(regions=selectors.CHANGE_REGIONS[change] if partial else frozenset())
 
     async def seat_taken_over(self, event):
         await self.send(
@@ -147,8 +151,8 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     # -- rendering ---------------------------------------------------------------------------------
 
-    async def send_board(self, force: bool = False):
-        html, version = await database_sync_to_async(self._board)()
+    async def send_board(self, force: bool = False, regions: frozenset = frozenset()):
+        html, version = await database_sync_to_async(self._board)(regions)
         if html is None:
             await self.close(code=CLOSE_NOT_ALLOWED)
             return
@@ -156,7 +160,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             self.version = version
             await self.send(text_data=html)
 
-    def _board(self):
+    def _board(self, regions: frozenset = frozenset()):
         try:
             game = selectors.game_for_viewer(game_id=self.game_id, actor=self.actor, token=self.token)
         except Http404:
@@ -167,6 +171,7 @@ class GameConsumer(AsyncWebsocketConsumer):
                 "game": game,
                 "board": selectors.game_board(game=game, actor=self.actor),
                 "lobby": selectors.game_lobby(game=game, actor=self.actor),
+                "regions": regions,
                 "oob": True,
             }
         html = self._render("dicegame/game.html#live-update", context)

@@ -64,6 +64,13 @@ def game_for_viewer(*, game_id: int, actor: Actor, token: str = "") -> Game:
 
 # -- the game screen ---------------------------------------------------------------------------------
 
+# The regions of the game screen (partials of dicegame/game.html) a small change can alter; any other
+# change redraws them all.
+CHANGE_REGIONS = {
+    "holds": frozenset({"turn-status", "dice-tray"}),
+    "choice": frozenset({"turn-status", "scoresheet"}),
+}
+
 
 @dataclass(frozen=True)
 class Die:

@@ -146,7 +146,12 @@ def _current_turn(game: Game) -> Turn | None:
 
 
 def _act(
-    game_id: int, actor: Actor, turn_number: int, rolls_seen: int, action: Callable[[Game, Turn], None]
+    game_id: int,
+    actor: Actor,
+    turn_number: int,
+    rolls_seen: int,
+    action: Callable[[Game, Turn], None],
+    change: str | None = None,
 ) -> Game:
     """Lock the game, settle an overdue auto-commit, check who and when, then apply `action`."""
     error: GameActionError | None = None
@@ -181,7 +186,7 @@ def _act(
                 if turn.player.missed_turns:
                     turn.player.missed_turns = 0
                     turn.player.save(update_fields=["missed_turns"])
-                _bump(game)
+                _bump(game, change=change)
         except GameActionError as exc:
             error = exc
     if error is not None:
@@ -198,14 +203,15 @@ def _check_active(game: Game) -> None:
         raise GameActionError(_("This game has expired."))
 
 
-def _bump(game: Game) -> None:
-    """Record a change: a new version, pushed to every open screen of the game once it is committed."""
+def _bump(game: Game, change: str | None = None) -> None:
+    """Record a change: a new version, pushed to every open screen of the game once it is committed.
+    `change` names a small change ("holds", "choice") that screens may redraw in part; None: anything."""
     game.version += 1
     game.save(update_fields=["version", "status", "finished_at", "updated_at"])
     # A solo game has one screen, which the answer to its own request updates; every other game is
     # watched live (other players, spectators, the computer's moves).
     if game.kind != Game.Kind.SOLO:
-        transaction.on_commit(partial(broadcast.game_changed, game.pk, game.version))
+        transaction.on_commit(partial(broadcast.game_changed, game.pk, game.version, change))
 
 
 def _roll(game: Game, t: Turn) -> None:
@@ -249,7 +255,7 @@ def turn_toggle_hold(*, game_id: int, actor: Actor, turn: int, roll: int, die: i
         t.held = held
         t.save(update_fields=["held"])
 
-    return _act(game_id, actor, turn, roll, action)
+    return _act(game_id, actor, turn, roll, action, change="holds")
 
 
 def _parse_box(name: str) -> Box:
@@ -283,7 +289,7 @@ def _choose(t: Turn, box: Box) -> None:
 def turn_choose_box(*, game_id: int, actor: Actor, turn: int, roll: int, box: str) -> Game:
     """Select the box the turn will be written in (confirming writes it). Stops the auto-commit."""
     chosen = _parse_box(box)
-    return _act(game_id, actor, turn, roll, lambda game, t: _choose(t, chosen))
+    return _act(game_id, actor, turn, roll, lambda game, t: _choose(t, chosen), change="choice")
 
 
 def turn_confirm(*, game_id: int, actor: Actor, turn: int, roll: int) -> Game:

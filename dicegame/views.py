@@ -71,8 +71,8 @@ def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
 
 ALL_REGIONS = frozenset()  # empty: every region
 # What each action can change on the screen: the answer re-renders only those regions.
-HOLD_REGIONS = frozenset({"turn-status", "dice-tray", "hints"})
-CHOOSE_REGIONS = frozenset({"turn-status", "scoresheet"})
+HOLD_REGIONS = selectors.CHANGE_REGIONS["holds"]
+CHOOSE_REGIONS = selectors.CHANGE_REGIONS["choice"]
 
 
 def _render_game(

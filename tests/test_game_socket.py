@@ -78,6 +78,8 @@ async def test_players_receive_each_others_moves_as_partials():
     await a.send_to(text_data=json.dumps({"action": "hold", "turn": 1, "roll": 1, "die": 3}))
     html = await receive_until(b, lambda h: 'data-die="3"' in h and 'aria-pressed="true"' in h)
     assert (await state(game.pk))[2] == [False, False, True, False, False]
+    # A hold redraws only the dice and the turn status; the sheet did not change.
+    assert 'id="scoresheet"' not in html and 'id="turn-status"' in html
     await a.disconnect()
     await b.disconnect()
 

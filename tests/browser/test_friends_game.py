@@ -130,7 +130,7 @@ def test_two_friends_play_a_whole_game_live(browser: Browser, live_server_url: s
     game = Game.objects.get()
     assert game.is_finished
     for page in pages.values():
-        page.reload()
+        # Each page reloads itself into the result when the game's status changes.
         expect(page.get_by_role("heading", name="Game over")).to_be_visible()
         expect(page.locator("ol.ranking li")).to_have_count(2)
     assert Turn.objects.filter(game=game, auto_committed=True).count() == 1
