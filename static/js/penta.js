@@ -131,12 +131,14 @@
   }
   document.addEventListener("htmx:wsBeforeMessage", function (event) {
     const version = versionOf(event.detail.message);
-    if (version !== null && lastVersion !== null && version < lastVersion) event.preventDefault();
+    // The same version as the page already shows (usually the answer to this page's own action) is
+    // not swapped in again: a second swap could swallow a tap on a button it replaces.
+    if (version !== null && lastVersion !== null && version <= lastVersion) event.preventDefault();
   });
   document.addEventListener("htmx:beforeSwap", function (event) {
     const xhr = event.detail.xhr;
     const version = versionOf(xhr && xhr.responseText);
-    if (version !== null && lastVersion !== null && version < lastVersion && xhr.status < 400) {
+    if (version !== null && lastVersion !== null && version <= lastVersion && xhr.status < 400) {
       event.detail.shouldSwap = false;
     }
   });
