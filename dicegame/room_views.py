@@ -15,26 +15,12 @@ from dicegame import rooms
 from dicegame.actors import actor_from_request
 from dicegame.models import Game
 from dicegame.services import GameActionError
-from dicegame.views import _game_action, message_response
+from dicegame.views import _game_action, int_field, message_response
 
 
 def _to_game(request: HttpRequest, game_id: int) -> HttpResponse:
     url = reverse("dicegame:game", args=[game_id])
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
-
-
-def _int(request: HttpRequest, name: str, default: int | None = None) -> int:
-    raw = request.POST.get(name, "")
-    if raw == "" and default is not None:
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise GameActionError(
-            _("The request was malformed (%(field)s is missing or not a number): reload the page.")
-            % {"field": name},
-            status=400,
-        ) from None
 
 
 @require_POST
@@ -43,7 +29,9 @@ def room_new(request: HttpRequest) -> HttpResponse:
     actor = actor_from_request(request)
     try:
         game = rooms.room_create(
-            actor=actor, seats=_int(request, "seats"), turn_seconds=_int(request, "turn_seconds", 60)
+            actor=actor,
+            seats=int_field(request, "seats"),
+            turn_seconds=int_field(request, "turn_seconds", 60),
         )
     except GameActionError as exc:
         return message_response(request, exc.message, status=exc.status)

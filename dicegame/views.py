@@ -104,8 +104,11 @@ def _render_game(
     return TemplateResponse(request, GAME_TEMPLATE, context, status=status)
 
 
-def _int_field(request: HttpRequest, name: str) -> int:
+def int_field(request: HttpRequest, name: str, default: int | None = None) -> int:
+    """A whole number from the posted form, or a 400 refusal that says which field was wrong."""
     raw = request.POST.get(name, "")
+    if raw == "" and default is not None:
+        return default
     try:
         return int(raw)
     except ValueError:
@@ -125,7 +128,7 @@ def _perform(
     """Run one action of the turn flow and answer with the fresh board, or the refusal."""
     actor = actor_from_request(request)
     try:
-        act(actor, _int_field(request, "turn"), _int_field(request, "roll"))
+        act(actor, int_field(request, "turn"), int_field(request, "roll"))
     except GameActionError as exc:
         return _refusal(request, game_id, actor, exc)
     if not request.htmx:
