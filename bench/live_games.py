@@ -242,6 +242,9 @@ class Seat:
         self.ws = ws
         self.version = -1
         self.html = ""
+        # A push after a small change (a hold, a chosen box) redraws only some regions, as a page's
+        # DOM keeps the rest: keep the last scoresheet seen, like the page does.
+        self.sheet_html = ""
         self.waiters: list[tuple[int, asyncio.Future]] = []
         self.error_future: asyncio.Future | None = None
         self.alerts = 0  # error frames seen
@@ -263,6 +266,8 @@ class Seat:
                     if version > self.version:
                         self.version = version
                         self.html = frame
+                        if 'id="scoresheet"' in frame:
+                            self.sheet_html = frame
                         keep = []
                         for above, fut in self.waiters:
                             if version > above:
@@ -370,7 +375,7 @@ async def play_game(a: Seat, b: Seat, phase: Phase, turns: int, deadline: float,
                 if kind == "hold":
                     message["die"] = rng.randint(1, 5)
                 elif kind == "choose":
-                    boxes = enabled_boxes(actor.html)
+                    boxes = enabled_boxes(actor.sheet_html)
                     if not boxes:
                         raise ActionFailed("no enabled box after a roll")
                     message["box"] = rng.choice(boxes)
