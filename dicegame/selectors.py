@@ -230,14 +230,14 @@ def pips(value: int | None) -> tuple[bool, ...]:
     return tuple(i in on for i in range(9))
 
 
-def game_board(*, game: Game, actor: Actor, with_log: bool = False) -> Board:
-    """Everything the game screen shows, for this actor, from the game's current rows."""
-    players = list(game.players.all())
-    turn = (
-        None
-        if game.is_finished
-        else Turn.objects.filter(game=game, completed_at__isnull=True).order_by("number").first()
-    )
+def game_board(
+    *, game: Game, actor: Actor, with_log: bool = False, players: list | None = None, turn: Turn | None = None
+) -> Board:
+    """Everything the game screen shows, for this actor, from the game's current rows (or from the rows
+    an action has just written and committed: its seats and the turn in play)."""
+    players = players if players is not None else list(game.players.all())
+    if turn is None and not game.is_finished:
+        turn = Turn.objects.filter(game=game, completed_at__isnull=True).order_by("number").first()
     current_player = next((p for p in players if turn and p.pk == turn.player_id), None)
     dice_values = tuple(turn.dice) if turn and turn.dice else None
     held = list(turn.held) if turn and turn.dice else [False] * 5

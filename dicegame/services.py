@@ -135,12 +135,12 @@ def _current_turn(game: Game) -> Turn | None:
     cached = getattr(game, "_turn_in_play", None)
     if cached is not None and cached.completed_at is None:
         return cached
-    turn = (
-        Turn.objects.select_related("player")
-        .filter(game=game, completed_at__isnull=True)
-        .order_by("number")
-        .first()
-    )
+    seats = getattr(game, "seats", None)
+    turns = Turn.objects.filter(game=game, completed_at__isnull=True).order_by("number")
+    turn = (turns if seats is not None else turns.select_related("player")).first()
+    if turn is not None and seats is not None:
+        # The same Player objects as the game's seats, so a score written is seen by both.
+        turn.player = next(p for p in seats if p.pk == turn.player_id)
     game._turn_in_play = turn
     return turn
 
@@ -157,7 +157,7 @@ def _act(
     error: GameActionError | None = None
     with transaction.atomic():
         game = _locked_game(game_id)
-        players = list(game.players.all())
+        players = game.seats = list(game.players.order_by("seat"))
         if not any(actor.owns(p) for p in players):
             # Someone else's game: answer as if it did not exist.
             raise GameNotFound(_("There is no such game."))
@@ -336,7 +336,7 @@ def _write(game: Game, t: Turn, box: Box, *, auto: bool, at=None) -> None:
 
 
 def _advance(game: Game, last: Turn, at) -> None:
-    players = list(game.players.order_by("seat"))
+    players = getattr(game, "seats", None) or list(game.players.order_by("seat"))
     seat = (last.player.seat + 1) % len(players)
     round_ = last.round + (1 if seat == 0 else 0)
     if round_ > ROUNDS:
@@ -347,7 +347,7 @@ def _advance(game: Game, last: Turn, at) -> None:
 
 def _start_turn(game: Game, player: Player, *, number: int, round_: int, at) -> Turn:
     game._turn_in_play = None
-    return Turn.objects.create(
+    turn = Turn.objects.create(
         game=game,
         player=player,
         number=number,
@@ -357,6 +357,9 @@ def _start_turn(game: Game, player: Player, *, number: int, round_: int, at) -> 
         next_step_at=at + _bot_pace() if player.computer_plays else None,
         deadline_at=None if player.computer_plays else _turn_deadline(game, player, at),
     )
+    turn.player = player
+    game._turn_in_play = turn
+    return turn
 
 
 def _turn_deadline(game: Game, player: Player, at):

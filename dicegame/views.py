@@ -20,6 +20,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from dicegame import selectors, services
 from dicegame.actors import actor_from_request
+from dicegame.models import Game
 from dicegame.services import Actor, GameActionError
 
 GAME_TEMPLATE = "dicegame/game.html"
@@ -84,9 +85,16 @@ def _render_game(
     status: int = 200,
     token: str = "",
     regions: frozenset = ALL_REGIONS,
+    acted: Game | None = None,
 ) -> HttpResponse:
-    game = selectors.game_for_viewer(game_id=game_id, actor=actor, token=token)
-    board = selectors.game_board(game=game, actor=actor, with_log=game.is_finished)
+    if acted is not None and not acted.is_finished:
+        # The rows the action has just written and committed, under the game's lock: no need to read
+        # them again (the actor's seat was checked by the action).
+        game = acted
+        board = selectors.game_board(game=game, actor=actor, players=game.seats, turn=game._turn_in_play)
+    else:
+        game = selectors.game_for_viewer(game_id=game_id, actor=actor, token=token)
+        board = selectors.game_board(game=game, actor=actor, with_log=game.is_finished)
     context = {
         "game": game,
         "board": board,
@@ -128,12 +136,12 @@ def _perform(
     """Run one action of the turn flow and answer with the fresh board, or the refusal."""
     actor = actor_from_request(request)
     try:
-        act(actor, int_field(request, "turn"), int_field(request, "roll"))
+        game = act(actor, int_field(request, "turn"), int_field(request, "roll"))
     except GameActionError as exc:
         return _refusal(request, game_id, actor, exc)
     if not request.htmx:
         return redirect("dicegame:game", game_id)
-    return _render_game(request, game_id, actor, regions=regions)
+    return _render_game(request, game_id, actor, regions=regions, acted=game)
 
 
 def _refusal(request: HttpRequest, game_id: int, actor: Actor, exc: GameActionError) -> HttpResponse:
