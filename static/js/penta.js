@@ -40,11 +40,20 @@
 
   function releaseAndReplay() {
     busy = false;
-    const key = queued.shift();
+    replay(queued.shift(), 0);
+  }
+
+  // A tap waiting for its turn is replayed on the fresh element; if the board that enables it is still
+  // on its way (a push on the socket), it waits a little for it rather than being lost.
+  function replay(key, attempt) {
     if (!key) return;
     const element = actionElement(key);
     if (element && !element.disabled) {
       element.click();
+    } else if (attempt < 8) {
+      window.setTimeout(function () {
+        if (!busy) replay(key, attempt + 1);
+      }, 150);
     } else {
       queued.length = 0;
     }

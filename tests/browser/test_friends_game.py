@@ -52,9 +52,17 @@ def wait_until_my_turn(page: Page) -> None:
 
 
 def play_turn(page: Page, other: Page | None, *, show_hold: bool = False) -> None:
+    die = page.locator('[data-die="1"]')
     if roll_button(page).is_enabled():
         roll_button(page).click()
-        expect(page.locator('[data-die="1"]')).to_have_attribute("data-value", re.compile(r"^[1-6]$"))
+        try:
+            expect(die).to_have_attribute("data-value", re.compile(r"^[1-6]$"), timeout=5_000)
+        except AssertionError:
+            # As a person would: the board changed under the tap (the other player's screen came
+            # back), so tap Roll again; the server refuses a second roll of the same dice.
+            if roll_button(page).is_enabled():
+                roll_button(page).click()
+            expect(die).to_have_attribute("data-value", re.compile(r"^[1-6]$"))
     if show_hold and other is not None:
         page.locator('[data-die="1"]').click()
         expect(page.locator('[data-die="1"]')).to_have_attribute("aria-pressed", "true")
