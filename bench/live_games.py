@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import http.client
 import json
 import math
 import os
@@ -30,7 +29,6 @@ import random
 import re
 import secrets
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -39,8 +37,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-HOST = "127.0.0.1"
+from daphne_server import HOST, ROOT, DaphneServer
+
 AIM_P99_MS = 50.0
 ACTION_TIMEOUT = 5.0  # seconds: a later answer counts as an error
 ACTIONS_PER_TURN = ("roll", "hold", "choose", "confirm")
@@ -53,12 +51,6 @@ ROLL_BUTTON_RE = re.compile(r'<button\b[^>]*\bdata-action="roll"[^>]*>')
 
 
 # -- the server --------------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        return sock.getsockname()[1]
 
 
 def server_env(workdir: Path, database_url: str | None) -> dict[str, str]:
@@ -82,78 +74,6 @@ def server_env(workdir: Path, database_url: str | None) -> dict[str, str]:
         SECRET_KEY=env.get("SECRET_KEY") or "bench-" + secrets.token_urlsafe(32),
     )
     return env
-
-
-class Server:
-    """One daphne process on a free loopback port; stop() ends it (by its own handle)."""
-
-    def __init__(self, workdir: Path, env: dict[str, str]):
-        self.port = free_port()
-        self.env = env
-        self.log_path = workdir / "daphne.log"
-        self.process: subprocess.Popen | None = None
-
-    def start(self, timeout: float = 60.0) -> None:
-        with open(self.log_path, "wb") as log:
-            self.process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "daphne",
-                    "-b",
-                    HOST,
-                    "-p",
-                    str(self.port),
-                    "dicegame.asgi:application",
-                ],
-                cwd=ROOT,
-                env=self.env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"daphne exited with {self.process.returncode}:\n{self.log_tail()}")
-            try:
-                conn = http.client.HTTPConnection(HOST, self.port, timeout=2)
-                conn.request("GET", "/healthz/")
-                ok = conn.getresponse().status == 200
-                conn.close()
-                if ok:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.2)
-        raise RuntimeError(f"daphne did not answer within {timeout:.0f} s:\n{self.log_tail()}")
-
-    def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
-
-    def log_errors(self) -> str:
-        """How many tracebacks daphne logged, with the last line of the first (the exception)."""
-        try:
-            lines = self.log_path.read_text(errors="replace").splitlines()
-        except OSError:
-            return ""
-        starts = [i for i, line in enumerate(lines) if line.startswith("Traceback")]
-        if not starts:
-            return ""
-        first = next((line for line in lines[starts[0] + 1 :] if line and not line[0].isspace()), "?")
-        return f"daphne logged {len(starts)} traceback(s); the first ends: {first[:200]}"
-
-    def log_tail(self, lines: int = 30) -> str:
-        try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return "(no log)"
 
 
 # -- the data, made with the ORM in this process -------------------------------------------------------
@@ -648,7 +568,7 @@ def main() -> int:
 
     started = time.perf_counter()
     workdir = Path(tempfile.mkdtemp(prefix="penta-live-bench-"))
-    server: Server | None = None
+    server: DaphneServer | None = None
     server_errors = ""
     try:
         env = server_env(workdir, args.database_url)
@@ -671,7 +591,7 @@ def main() -> int:
             f"{args.turns} turns/game, {args.seconds:.0f} s cap per K; setup {setup_seconds:.1f} s",
             flush=True,
         )
-        server = Server(workdir, env)
+        server = DaphneServer(workdir, env)
         server.start()
         phases, quiet = asyncio.run(bench(server.port, server.process.pid, game_sets, args))
     except Exception as exc:

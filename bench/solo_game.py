@@ -23,7 +23,6 @@ import shutil
 import socket
 import statistics
 import string
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,20 +32,14 @@ from http.cookies import SimpleCookie
 from pathlib import Path
 from urllib.parse import urlencode
 
-ROOT = Path(__file__).resolve().parent.parent
-HOST = "127.0.0.1"
+from daphne_server import HOST, DaphneServer
+
 TARGET_RATIO = 2.5
 ROUNDS = 13
 KINDS = ("new", "roll", "hold", "choose", "confirm")
 
 
 # -- the server --------------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        return sock.getsockname()[1]
 
 
 def server_env(sqlite_path: Path) -> dict[str, str]:
@@ -61,73 +54,6 @@ def server_env(sqlite_path: Path) -> dict[str, str]:
         WHITENOISE_USE_FINDERS="true",
     )
     return env
-
-
-def venv_tool(name: str) -> str:
-    candidate = Path(sys.executable).parent / name
-    if candidate.exists():
-        return str(candidate)
-    found = shutil.which(name)
-    if found is None:
-        sys.exit(f"{name} not found next to {sys.executable} nor on the PATH: run with the project's venv")
-    return found
-
-
-class Server:
-    """A daphne process on a free port over a temporary SQLite database; stop() ends it."""
-
-    def __init__(self, workdir: Path):
-        self.workdir = workdir
-        self.port = free_port()
-        self.env = server_env(workdir / "bench.sqlite3")
-        self.log_path = workdir / "daphne.log"
-        self.process: subprocess.Popen | None = None
-
-    def start(self, timeout: float = 60.0) -> None:
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--no-input", "-v0"],
-            cwd=ROOT,
-            env=self.env,
-            check=True,
-        )
-        with open(self.log_path, "wb") as log:
-            self.process = subprocess.Popen(
-                [venv_tool("daphne"), "-b", HOST, "-p", str(self.port), "dicegame.asgi:application"],
-                cwd=ROOT,
-                env=self.env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"daphne exited with {self.process.returncode}:\n{self.log_tail()}")
-            try:
-                conn = http.client.HTTPConnection(HOST, self.port, timeout=2)
-                conn.request("GET", "/healthz/")
-                if conn.getresponse().status == 200:
-                    conn.close()
-                    return
-            except OSError:
-                pass
-            time.sleep(0.2)
-        raise RuntimeError(f"daphne did not answer within {timeout:.0f} s:\n{self.log_tail()}")
-
-    def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
-
-    def log_tail(self, lines: int = 30) -> str:
-        try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return "(no log)"
 
 
 # -- the client --------------------------------------------------------------------------------------
@@ -374,9 +300,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--games must be at least 1")
 
     workdir = Path(tempfile.mkdtemp(prefix="penta-bench-"))
-    server = Server(workdir)
+    server = DaphneServer(workdir, server_env(workdir / "bench.sqlite3"))
     client = Client(server.port)
     try:
+        server.migrate()
         server.start()
         started = time.monotonic()
         deadline = started + args.max_seconds

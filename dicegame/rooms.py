@@ -46,19 +46,29 @@ def room_create(*, actor: Actor, seats: int, turn_seconds: int) -> Game:
         raise GameActionError(_("A game against friends has 2, 3 or 4 seats."), status=400)
     if turn_seconds not in TURN_TIMER_CHOICES:
         raise GameActionError(_("The turn timer is off, 30, 60 or 120 seconds."), status=400)
-    seed = dice.new_seed()
-    game = Game.objects.create(
-        kind=Game.Kind.FRIENDS,
-        status=Game.Status.OPEN,
-        seed=seed,
-        seed_commitment=dice.commitment(seed),
-        host_id=user_id,
-        seats_wanted=seats,
-        turn_seconds=turn_seconds or None,
-        invite_token=secrets.token_urlsafe(24),
+    game = _new_friends_game(
+        host_id=user_id, seats=seats, turn_seconds=turn_seconds or None, status=Game.Status.OPEN
     )
     Player.objects.create(game=game, seat=0, user_id=user_id, name=actor.name)
     return game
+
+
+def _new_friends_game(
+    *, host_id: int | None, seats: int, turn_seconds: int | None, status: str, rematch_of: Game | None = None
+) -> Game:
+    """A game against friends with its own secret seed (committed to) and invitation link."""
+    seed = dice.new_seed()
+    return Game.objects.create(
+        kind=Game.Kind.FRIENDS,
+        status=status,
+        seed=seed,
+        seed_commitment=dice.commitment(seed),
+        host_id=host_id,
+        seats_wanted=seats,
+        turn_seconds=turn_seconds,
+        invite_token=secrets.token_urlsafe(24),
+        rematch_of=rematch_of,
+    )
 
 
 def _open_room(game_id: int, actor: Actor, *, host_only: bool = False) -> Game:
@@ -296,16 +306,11 @@ def rematch_accept(*, game_id: int, actor: Actor) -> Game | None:
     if not all(p.rematch_accepted for p in players if not p.is_bot):
         _bump(game)
         return None
-    seed = dice.new_seed()
-    rematch = Game.objects.create(
-        kind=Game.Kind.FRIENDS,
-        status=Game.Status.ACTIVE,
-        seed=seed,
-        seed_commitment=dice.commitment(seed),
+    rematch = _new_friends_game(
         host_id=game.host_id,
-        seats_wanted=len(players),
+        seats=len(players),
         turn_seconds=game.turn_seconds,
-        invite_token=secrets.token_urlsafe(24),
+        status=Game.Status.ACTIVE,
         rematch_of=game,
     )
     rotated = players[1:] + players[:1]

@@ -33,6 +33,18 @@ def require(condition: bool, what: str, how: str) -> None:
     pytest.skip(f"{what} is missing: {how}")
 
 
+def require_redis() -> None:
+    """The Redis of REDIS_URL answers (fail in CI, skip elsewhere, when it does not)."""
+    import redis
+
+    try:
+        redis.Redis.from_url(os.environ["REDIS_URL"]).ping()
+        reachable = True
+    except redis.exceptions.ConnectionError:
+        reachable = False
+    require(reachable, "Redis", f"start redis-server for REDIS_URL={os.environ['REDIS_URL']}")
+
+
 def pytest_configure(config):
     # fork would copy asgiref's thread pool without its thread, and the daphne child would hang.
     multiprocessing.set_start_method("spawn", force=True)

@@ -2,7 +2,9 @@
 
 import factory
 from django.contrib.auth import get_user_model
+from django.test import Client
 
+from accounts.models import Friendship
 from dicegame import dice
 from dicegame.models import Game, Player, Turn
 
@@ -46,3 +48,16 @@ class TurnFactory(factory.django.DjangoModelFactory):
     number = 1
     round = 1
     held = factory.LazyFunction(lambda: [False] * 5)
+
+
+def befriend(a, b) -> Friendship:
+    """Make two users friends (stored once, the smaller id first)."""
+    low, high = sorted((a, b), key=lambda u: u.pk)
+    return Friendship.objects.create(user_low=low, user_high=high)
+
+
+def session_cookie(user) -> str:
+    """`sessionid=...` of a fresh logged-in session of the user, for a socket's Cookie header."""
+    client = Client()
+    assert client.login(username=user.username, password=PASSWORD)
+    return f"sessionid={client.cookies['sessionid'].value}"

@@ -10,7 +10,7 @@ from accounts import presence, selectors, services
 from accounts.models import FriendRequest, Friendship, Profile
 from accounts.services import FriendError
 from dicegame.models import Game, Invitation
-from tests.factories import PASSWORD, GameFactory, UserFactory
+from tests.factories import PASSWORD, GameFactory, UserFactory, befriend
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -22,11 +22,6 @@ def snapshot():
         sorted(FriendRequest.objects.values_list("from_user_id", "to_user_id", "status", "created_at")),
         sorted(Friendship.objects.values_list("user_low_id", "user_high_id")),
     )
-
-
-def befriend(a, b):
-    low, high = sorted((a.pk, b.pk))
-    return Friendship.objects.create(user_low_id=low, user_high_id=high)
 
 
 def logged_in(user, **kwargs) -> Client:

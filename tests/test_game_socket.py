@@ -6,23 +6,21 @@ import re
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.test import Client
 
 from accounts.models import Friendship
 from dicegame import rooms, services
 from dicegame.asgi import application
 from dicegame.models import Turn
 from dicegame.services import Actor
-from tests.factories import PASSWORD, UserFactory
+from tests import factories
+from tests.factories import UserFactory
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 ORIGIN = (b"origin", b"http://localhost")
 
 
 def session_cookie(user) -> bytes:
-    client = Client()
-    assert client.login(username=user.username, password=PASSWORD)
-    return f"sessionid={client.cookies['sessionid'].value}".encode()
+    return factories.session_cookie(user).encode()
 
 
 async def connect(game_id, user=None, *, origin=ORIGIN, query=""):

@@ -10,23 +10,21 @@ from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
-from django.test import Client
 from django.utils import timezone
 
 from accounts import presence, services
 from accounts.models import Profile
 from accounts.notify import notice_html, notify_user
 from dicegame.asgi import application
-from tests.factories import PASSWORD, UserFactory
+from tests import factories
+from tests.factories import UserFactory
 
 URL = "/ws/notifications/"
 ORIGIN = (b"origin", b"http://localhost")
 
 
 def session_cookie(user) -> tuple[bytes, bytes]:
-    client = Client()
-    assert client.login(username=user.username, password=PASSWORD)
-    return (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())
+    return (b"cookie", factories.session_cookie(user).encode())
 
 
 async def connect(user=None, *, origin=ORIGIN, extra=()):

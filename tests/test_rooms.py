@@ -6,20 +6,14 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from accounts.models import Friendship
 from dicegame import rooms, services
 from dicegame.models import Game, Invitation, Turn
 from dicegame.services import Actor, GameActionError, GameNotFound
-from tests.factories import PASSWORD, UserFactory
+from tests.factories import PASSWORD, UserFactory, befriend
 from tests.test_services import current, snapshot
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
-
-
-def befriend(a, b):
-    low, high = sorted((a, b), key=lambda u: u.pk)
-    Friendship.objects.create(user_low=low, user_high=high)
 
 
 def actor(user) -> Actor:

@@ -10,7 +10,7 @@ import pytest
 from channels.layers import get_channel_layer
 from django.db import connection
 
-from tests.conftest import IN_CI, require
+from tests.conftest import IN_CI, require_redis
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -66,14 +66,7 @@ def test_database_is_the_one_the_environment_names():
 def test_channel_layer_round_trip():
     """The configured layer (Redis when REDIS_URL is set) carries a group message."""
     if os.environ.get("REDIS_URL"):
-        import redis
-
-        try:
-            redis.Redis.from_url(os.environ["REDIS_URL"]).ping()
-            reachable = True
-        except redis.exceptions.ConnectionError:
-            reachable = False
-        require(reachable, "Redis", f"start redis-server for REDIS_URL={os.environ['REDIS_URL']}")
+        require_redis()
 
     async def round_trip():
         layer = get_channel_layer()

@@ -9,12 +9,12 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from accounts.models import Friendship, Profile
+from accounts.models import Profile
 from dicegame import analysis as A
 from dicegame import charts, dice, review
 from dicegame.models import Game, GameAnalysis, Player
 from dicegame.scoring import Box, Scoresheet
-from tests.factories import UserFactory
+from tests.factories import UserFactory, befriend
 from tests.test_review import make_game
 
 pytestmark = pytest.mark.django_db
@@ -44,11 +44,6 @@ def random_sheet(rng: random.Random) -> Scoresheet:
     boxes = {b: rng.choice(c) for b, c in {**UPPER_CHOICES, **LOWER_CHOICES}.items()}
     bonus = 100 * rng.choice([0, 0, 0, 1]) if boxes[Box.PENTA] == 50 else 0
     return Scoresheet(boxes, bonus)
-
-
-def befriend(a, b) -> None:
-    low, high = sorted((a.pk, b.pk))
-    Friendship.objects.create(user_low_id=low, user_high_id=high)
 
 
 def bulk_history(

@@ -17,15 +17,14 @@ from pathlib import Path
 
 import pytest
 from django.db import connection
-from django.test import Client
 from django.utils import timezone
 
 from accounts.models import Friendship
 from dicegame import rooms
 from dicegame.models import Player, Turn
 from dicegame.services import Actor
-from tests.conftest import require
-from tests.factories import PASSWORD, UserFactory
+from tests.conftest import require_redis
+from tests.factories import UserFactory, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,14 +53,7 @@ def wait_for_port(port: int, process: subprocess.Popen, timeout: float = 30) -> 
 def two_servers():
     if not os.environ.get("REDIS_URL"):
         pytest.skip("needs REDIS_URL: the in-memory channel layer serves a single process")
-    import redis
-
-    try:
-        redis.Redis.from_url(os.environ["REDIS_URL"]).ping()
-        reachable = True
-    except redis.exceptions.ConnectionError:
-        reachable = False
-    require(reachable, "Redis", f"start redis-server for REDIS_URL={os.environ['REDIS_URL']}")
+    require_redis()
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "dicegame.settings_test",
@@ -95,12 +87,6 @@ def two_servers():
                 process.kill()
 
 
-def cookie_for(user) -> str:
-    client = Client()
-    assert client.login(username=user.username, password=PASSWORD)
-    return f"sessionid={client.cookies['sessionid'].value}"
-
-
 def test_players_on_two_processes_see_each_other_and_timers_fire_once(two_servers):
     import websockets
 
@@ -110,7 +96,7 @@ def test_players_on_two_processes_see_each_other_and_timers_fire_once(two_server
     game = rooms.room_create(actor=a, seats=2, turn_seconds=30)
     rooms.room_join_by_link(token=game.invite_token, actor=b)
     rooms.room_start(game_id=game.pk, actor=a)
-    cookies = {host.pk: cookie_for(host), friend.pk: cookie_for(friend)}
+    cookies = {host.pk: session_cookie(host), friend.pk: session_cookie(friend)}
 
     async def connect(user, port):
         return await websockets.connect(
