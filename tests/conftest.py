@@ -57,6 +57,17 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.browser)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_channel_layer():
+    """Each test gets its own channel layer: a Redis layer keeps asyncio locks bound to the event loop
+    it first ran on, and every async test has a loop of its own."""
+    from channels.layers import channel_layers
+
+    channel_layers.backends = {}
+    yield
+    channel_layers.backends = {}
+
+
 # -- people ------------------------------------------------------------------------------------------
 
 
