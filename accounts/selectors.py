@@ -5,8 +5,8 @@ from collections.abc import Iterable
 from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
 
-from accounts import presence
 from accounts.models import FriendRequest, Friendship
+from dicegame.live import presence
 from dicegame.models import Game, Invitation
 
 
@@ -60,7 +60,7 @@ def players_search(query: str, *, exclude_user_id: int | None) -> QuerySet:
 
 
 def online_user_ids(user_ids: Iterable[int]) -> set[int]:
-    """Those of ``user_ids`` with an open socket (see accounts.presence)."""
+    """Those of ``user_ids`` with an open socket (see dicegame.live.presence)."""
     return presence.online_user_ids(user_ids)
 
 

@@ -45,7 +45,7 @@ def _befriend(a: int, b: int) -> Friendship:
 
 
 def _notify_after_commit(user_id: int, text: str) -> None:
-    from accounts.notify import notice_html, notify_user
+    from dicegame.live.notices import notice_html, notify_user
 
     # Rendered now, in the language of the request that caused it (the recipient's is not stored).
     html = notice_html(text, reverse("accounts:friends"), _("Friends"))

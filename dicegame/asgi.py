@@ -12,8 +12,8 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from dicegame.clock import ClockMiddleware  # noqa: E402
-from dicegame.routing import websocket_urlpatterns  # noqa: E402
+from dicegame.live.clock import ClockMiddleware  # noqa: E402
+from dicegame.live.routing import websocket_urlpatterns  # noqa: E402
 
 application = ClockMiddleware(
     ProtocolTypeRouter(

@@ -20,9 +20,10 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from dicegame import broadcast, dice
+from dicegame import dice
 from dicegame.computer import auto_commit_box, next_step
 from dicegame.labels import box_label
+from dicegame.live import pushes
 from dicegame.models import ROUNDS, Game, Player, Turn
 from dicegame.scoring import Box, Scoresheet
 from dicegame.strategy import STRENGTHS, Bot
@@ -211,7 +212,7 @@ def _bump(game: Game, change: str | None = None) -> None:
     # A solo game has one screen, which the answer to its own request updates; every other game is
     # watched live (other players, spectators, the computer's moves).
     if game.kind != Game.Kind.SOLO:
-        transaction.on_commit(partial(broadcast.game_changed, game.pk, game.version, change))
+        transaction.on_commit(partial(pushes.game_changed, game.pk, game.version, change))
 
 
 def _roll(game: Game, t: Turn) -> None:

@@ -1,7 +1,8 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from dicegame import room_views, views
+from dicegame import views
+from dicegame.live import views as room_views
 
 game_patterns = [
     path("", views.home, name="home"),

@@ -6,9 +6,10 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from accounts import presence, selectors, services
+from accounts import selectors, services
 from accounts.models import FriendRequest, Friendship, Profile
 from accounts.services import FriendError
+from dicegame.live import presence
 from dicegame.models import Game, Invitation
 from tests.factories import PASSWORD, GameFactory, UserFactory, befriend
 

@@ -8,8 +8,9 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from accounts.models import Friendship
-from dicegame import rooms, services
+from dicegame import services
 from dicegame.asgi import application
+from dicegame.live import rooms
 from dicegame.models import Turn
 from dicegame.services import Actor
 from tests import factories

@@ -12,10 +12,11 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.utils import timezone
 
-from accounts import presence, services
+from accounts import services
 from accounts.models import Profile
-from accounts.notify import notice_html, notify_user
 from dicegame.asgi import application
+from dicegame.live import presence
+from dicegame.live.notices import notice_html, notify_user
 from tests import factories
 from tests.factories import UserFactory
 

@@ -6,7 +6,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from dicegame import rooms, services
+from dicegame import services
+from dicegame.live import rooms
 from dicegame.models import Game, Invitation, Turn
 from dicegame.services import Actor, GameActionError, GameNotFound
 from tests.factories import PASSWORD, UserFactory, befriend

@@ -20,7 +20,7 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts.models import Friendship
-from dicegame import rooms
+from dicegame.live import rooms
 from dicegame.models import Player, Turn
 from dicegame.services import Actor
 from tests.conftest import require_redis

@@ -25,7 +25,7 @@ _last_expiry_sweep = 0.0
 def sweep() -> int:
     """One pass of the clock; returns how many games changed."""
     global _last_expiry_sweep
-    from dicegame.rooms import games_expire_idle
+    from dicegame.live.rooms import games_expire_idle
     from dicegame.services import games_settle_overdue
 
     # A long-lived loop must not keep a connection the database has dropped (but never closes one

@@ -7,7 +7,7 @@ import time
 
 from django.core.management.base import BaseCommand
 
-from dicegame.clock import sweep
+from dicegame.live.clock import sweep
 
 
 class Command(BaseCommand):

@@ -17,8 +17,9 @@ from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from dicegame import broadcast, rooms, selectors, services
+from dicegame import selectors, services
 from dicegame.actors import GUEST_SESSION_KEY
+from dicegame.live import pushes, rooms
 from dicegame.models import Game
 from dicegame.services import Actor, GameActionError
 
@@ -79,7 +80,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         if not allowed:
             await self.close(code=CLOSE_NOT_ALLOWED)
             return
-        self.group = broadcast.game_group(self.game_id)
+        self.group = pushes.game_group(self.game_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         previous = await database_sync_to_async(rooms.seat_connection)(

@@ -1,7 +1,7 @@
 """The notification socket every logged-in page opens (``ws/notifications/``).
 
 It carries live notices (friend requests, game invitations) to the player, and is how the site
-knows who is online (accounts.presence). From the page it accepts one message only, the heartbeat
+knows who is online (dicegame.live.presence). From the page it accepts one message only, the heartbeat
 ``{"type": "ping"}``; anything else is answered with an error notice and changes nothing.
 """
 
@@ -16,8 +16,8 @@ from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
-from accounts import presence
-from accounts.notify import NOTICE_TEMPLATE, user_group
+from dicegame.live import presence
+from dicegame.live.notices import NOTICE_TEMPLATE, user_group
 
 # Closed with this code (after the handshake, so the browser sees it and htmx does not reconnect).
 CLOSE_NOT_LOGGED_IN = 4401
@@ -93,7 +93,7 @@ class NotificationConsumer(AsyncWebsocketConsumer):
     # -- channel-layer events sent to the group user_<id> ----------------------------------------------
 
     async def notify(self, event):
-        """A notice for this player (accounts.notify.notify_user): passed to the page as it is."""
+        """A notice for this player (dicegame.live.notices.notify_user): passed to the page as it is."""
         await self.send(text_data=event["html"])
 
     async def presence_check(self, event):

@@ -112,7 +112,7 @@ def room_invite(*, game_id: int, actor: Actor, username: str) -> Invitation:
 
 
 def _notify_invitation(invitation: Invitation) -> None:
-    from accounts.notify import notice_html, notify_user
+    from dicegame.live.notices import notice_html, notify_user
 
     text = _("%(name)s invites you to a game of Penta.") % {"name": invitation.from_user.username}
     notify_user(

@@ -3,9 +3,9 @@
 from django.conf import settings
 from django.urls import path
 
-from accounts.consumers import NotificationConsumer
-from dicegame.consumers import GameConsumer
-from dicegame.echo import EchoConsumer
+from dicegame.live.consumers import GameConsumer
+from dicegame.live.echo import EchoConsumer
+from dicegame.live.notice_socket import NotificationConsumer
 
 websocket_urlpatterns = [
     path("ws/games/<int:game_id>/", GameConsumer.as_asgi()),

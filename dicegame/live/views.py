@@ -11,8 +11,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from dicegame import rooms
 from dicegame.actors import actor_from_request
+from dicegame.live import rooms
 from dicegame.models import Game
 from dicegame.services import GameActionError
 from dicegame.views import _game_action, int_field, message_response
