@@ -112,15 +112,56 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # The in-memory layer serves one process; REDIS_URL shares the layer between several processes.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# Seconds a Redis command may take before the connection counts as broken. redis-py 8 made this 5 s
+# by default, which cut the default layer's 5-s blocking read on every idle socket (redis-py issue
+# 4091): it must stay well above any blocking read the layer makes.
+REDIS_SOCKET_TIMEOUT = float(os.environ.get("PENTA_REDIS_SOCKET_TIMEOUT", "30"))
+# "pubsub" (channels_redis.pubsub): one subscription connection and one publishing connection per
+# process, whatever the number of sockets, and groups die with the process that joined them. "core"
+# (channels_redis.core, the library's default) is kept for comparison in bench/live_games.py.
+CHANNEL_LAYER_KIND = os.environ.get("PENTA_CHANNEL_LAYER", "pubsub")
 if REDIS_URL:
-    CHANNEL_LAYERS = {
+    _redis_host = {
+        "address": REDIS_URL,
+        "socket_timeout": REDIS_SOCKET_TIMEOUT,
+        "socket_connect_timeout": 5,
+        "socket_keepalive": True,
+        "health_check_interval": 15,
+        # The core layer holds one pooled connection per socket's blocking read; redis-py's pool of
+        # 100 failed at once when 250 sockets closed together. The pub/sub layer needs two.
+        "max_connections": int(os.environ.get("PENTA_REDIS_MAX_CONNECTIONS", "10000")),
+    }
+    if CHANNEL_LAYER_KIND == "core":
+        CHANNEL_LAYERS = {
+            "default": {
+                "BACKEND": "channels_redis.core.RedisChannelLayer",
+                "CONFIG": {"hosts": [_redis_host], "capacity": 500, "expiry": 30},
+            }
+        }
+    else:
+        CHANNEL_LAYERS = {
+            "default": {
+                "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+                "CONFIG": {"hosts": [_redis_host]},
+            }
+        }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# Counters every process must agree on (login throttling, socket limits) and the statistics cache:
+# Redis when configured (CACHE_URL, else REDIS_URL), else this process's memory.
+CACHE_URL = os.environ.get("CACHE_URL", REDIS_URL)
+if CACHE_URL:
+    CACHES = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            "KEY_PREFIX": os.environ.get("PENTA_CACHE_PREFIX", "penta"),
+            "OPTIONS": {"socket_timeout": 5, "socket_connect_timeout": 5},
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -42,3 +42,8 @@ PENTA_CLOCK_IN_WEB = os.environ.get("PENTA_CLOCK_IN_WEB", "").lower() in {"1", "
 # A server process started by a test (several daphne processes at once) uses the test database.
 if os.environ.get("PENTA_USE_TEST_DB"):
     DATABASES["default"]["NAME"] = DATABASES["default"]["TEST"]["NAME"]
+
+# A shared Redis cache is never flushed by the tests (the channel layer may share its server): each run
+# keeps its keys under its own prefix.
+if CACHES["default"]["BACKEND"].endswith("RedisCache"):  # noqa: F405
+    CACHES["default"]["KEY_PREFIX"] = f"penta-test-{_worker}"  # noqa: F405
