@@ -51,6 +51,9 @@ class Game(models.Model):
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch"
     )
     rematch_deadline = models.DateTimeField(null=True, blank=True)
+    # The languages of the spectators' open screens (space-separated), kept by dicegame.live.presence:
+    # a change is rendered for spectators once per language in use, and not at all when nobody watches.
+    spectator_languages = models.CharField(max_length=32, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -100,6 +103,8 @@ class Player(models.Model):
     # The one live connection of this seat: a newer tab takes it over.
     channel_name = models.CharField(max_length=200, blank=True)
     connected = models.BooleanField(default=False)
+    # The language of that screen: pushes to it are rendered in it.
+    channel_language = models.CharField(max_length=8, blank=True)
     rematch_accepted = models.BooleanField(default=False)
 
     class Meta:
