@@ -26,6 +26,7 @@ class Game(models.Model):
         ACTIVE = "active", _("In play")
         FINISHED = "finished", _("Finished")
         EXPIRED = "expired", _("Expired")
+        CANCELLED = "cancelled", _("Cancelled")
 
     kind = models.CharField(max_length=16, choices=Kind, default=Kind.SOLO)
     status = models.CharField(max_length=16, choices=Status, default=Status.ACTIVE)
@@ -76,6 +77,10 @@ class Game(models.Model):
     @property
     def is_active(self) -> bool:
         return self.status == self.Status.ACTIVE
+
+    @property
+    def is_cancelled(self) -> bool:
+        return self.status == self.Status.CANCELLED
 
 
 class Player(models.Model):
@@ -194,12 +199,16 @@ class Turn(models.Model):
 
 
 class Invitation(models.Model):
-    """A friend invited to a seat of a game; listed until answered or the game starts."""
+    """A friend invited to a seat of a game; listed until answered or the game starts.
+
+    "removed" marks a person the host removed from the room (whether they came by invitation or by
+    the link; then `from_user` is the host): they cannot take a seat in it again."""
 
     class Status(models.TextChoices):
         PENDING = "pending", _("Pending")
         ACCEPTED = "accepted", _("Accepted")
         DECLINED = "declined", _("Declined")
+        REMOVED = "removed", _("Removed by the host")
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="invitations")
     from_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
