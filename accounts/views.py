@@ -1,11 +1,12 @@
 """Sign up, log in, log out and change password (Django auth), keeping a guest's games."""
 
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import REDIRECT_FIELD_NAME, login
 from django.contrib.auth import views as auth_views
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
@@ -23,17 +24,28 @@ def _log_in_keeping_guest_games(request: HttpRequest, user) -> None:
         messages.success(request, _("Your games as a guest are now in your account."))
 
 
+def _safe_next(request: HttpRequest) -> str:
+    """Where to go after signing up (the `next` of the form or the address), if it is on this site."""
+    target = request.POST.get(REDIRECT_FIELD_NAME) or request.GET.get(REDIRECT_FIELD_NAME, "")
+    allowed = url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    return target if target and allowed else ""
+
+
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
+    next_url = _safe_next(request)
     if request.user.is_authenticated:
-        return redirect("dicegame:history")
+        return redirect(next_url or "dicegame:history")
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
         _log_in_keeping_guest_games(request, user)
         messages.success(request, _("Welcome to Penta, %(name)s!") % {"name": user.get_username()})
-        return redirect("dicegame:history")
-    return render(request, "accounts/signup.html", {"form": form}, status=400 if form.errors else 200)
+        return redirect(next_url or "dicegame:history")
+    context = {"form": form, "next": next_url}
+    return render(request, "accounts/signup.html", context, status=400 if form.errors else 200)
 
 
 class LoginView(auth_views.LoginView):

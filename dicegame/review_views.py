@@ -5,6 +5,8 @@ Thin function views over `dicegame.review` (and `selectors.game_for_viewer` for 
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
@@ -24,8 +26,9 @@ REVIEW_TEMPLATE = "dicegame/review.html"
 
 
 def _viewable_game(request: HttpRequest, game_id: int) -> Game:
+    """The game, if the viewer may see it; `?t=` carries the invitation link's token, as on the game page."""
     actor = actor_from_request(request)
-    return selectors.game_for_viewer(game_id=game_id, actor=actor, token=request.GET.get("token", ""))
+    return selectors.game_for_viewer(game_id=game_id, actor=actor, token=request.GET.get("t", ""))
 
 
 @require_GET
@@ -35,9 +38,13 @@ def game_review(request: HttpRequest, game_id: int) -> HttpResponse:
         stored = review.analysis_for(game)
     except review.ReviewError as exc:
         return message_response(request, exc.message, status=exc.status)
+    token = request.GET.get("t", "")
     context = {
         "game": game,
         "review": review.game_review(game=game, stored=stored, step=request.GET.get("step")),
+        # The replay's links keep the token of a viewer who came with the link.
+        "token": token,
+        "token_query": f"&{urlencode({'t': token})}" if token else "",
     }
     if request.htmx and not request.htmx.boosted and not request.htmx.history_restore_request:
         return TemplateResponse(request, f"{REVIEW_TEMPLATE}#replay", context)

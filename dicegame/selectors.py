@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -29,18 +30,22 @@ def _seat_filter(actor: Actor, prefix: str = "") -> Q:
 
 
 def game_visible(*, game: Game, actor: Actor, token: str = "") -> bool:
-    """Who may see a game: its players; and for games against friends also the friends of its players
-    and whoever has its invitation link (as spectators)."""
+    """Who may see a game (the one rule for the page, its tick, its socket and its review): its
+    players; and for games against friends also whoever holds its invitation link, logged in or not,
+    and the people invited to it and the friends of its players (as spectators)."""
     players = list(game.players.all())
     if any(actor.owns(p) for p in players):
         return True
     if game.kind != Game.Kind.FRIENDS:
         return False
-    if token and game.invite_token and token == game.invite_token:
+    if token and game.invite_token and hmac.compare_digest(token.encode(), game.invite_token.encode()):
         return True
     if actor.user_id is None:
         return False
-    if game.invitations.filter(to_user_id=actor.user_id).exists():
+    from dicegame.models import Invitation
+
+    invited = game.invitations.filter(to_user_id=actor.user_id).exclude(status=Invitation.Status.REMOVED)
+    if invited.exists():
         return True
     from accounts.selectors import friend_ids
 
@@ -335,6 +340,7 @@ class Lobby:
     is_host: bool
     friends_to_invite: list
     join_path: str
+    removed: bool = False  # the viewer was removed from this room by the host
 
     @property
     def free_seat_slots(self) -> range:
@@ -352,7 +358,10 @@ def game_lobby(*, game: Game, actor: Actor) -> Lobby | None:
     seats = list(game.players.all())
     invitations = list(game.invitations.select_related("to_user").filter(status=Invitation.Status.PENDING))
     mine = next((i for i in invitations if actor.user_id is not None and i.to_user_id == actor.user_id), None)
-    seated = {p.user_id for p in seats} | {i.to_user_id for i in invitations}
+    removed = set(
+        game.invitations.filter(status=Invitation.Status.REMOVED).values_list("to_user_id", flat=True)
+    )
+    seated = {p.user_id for p in seats} | {i.to_user_id for i in invitations} | removed
     seated_me = any(actor.owns(p) for p in seats)
     friends = (
         list(friends_of(user_id=actor.user_id).exclude(pk__in=seated)) if seated_me and actor.user_id else []
@@ -365,6 +374,7 @@ def game_lobby(*, game: Game, actor: Actor) -> Lobby | None:
         is_host=actor.user_id is not None and game.host_id == actor.user_id,
         friends_to_invite=friends,
         join_path=reverse("dicegame:join", args=[game.invite_token]) if seated_me else "",
+        removed=actor.user_id in removed,
     )
 
 
@@ -428,6 +438,7 @@ def history_page(*, actor: Actor, page: str | int | None) -> Page:
     seats = Player.objects.filter(_seat_filter(actor)).values("game_id")
     games = (
         Game.objects.filter(pk__in=seats)
+        .exclude(status=Game.Status.CANCELLED)
         .prefetch_related(Prefetch("players", queryset=Player.objects.order_by("seat")))
         .order_by("-created_at", "-id")
     )

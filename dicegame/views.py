@@ -8,6 +8,7 @@ without JavaScript. A refused action answers 4xx with its message in the page's 
 from __future__ import annotations
 
 from collections.abc import Callable
+from urllib.parse import urlencode
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -70,6 +71,12 @@ def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     return _render_game(request, game_id, actor, token=token)
 
 
+def game_url(game_id: int, token: str = "") -> str:
+    """The game page's address; with the invitation link's token for a viewer who came with it."""
+    url = reverse("dicegame:game", args=[game_id])
+    return f"{url}?{urlencode({'t': token})}" if token else url
+
+
 ALL_REGIONS = frozenset()  # empty: every region
 # What each action can change on the screen: the answer re-renders only those regions.
 HOLD_REGIONS = selectors.CHANGE_REGIONS["holds"]
@@ -94,6 +101,8 @@ def _render_game(
         board = selectors.game_board(game=game, actor=actor, players=game.seats, turn=game._turn_in_play)
     else:
         game = selectors.game_for_viewer(game_id=game_id, actor=actor, token=token)
+        if game.is_cancelled:
+            return _render_cancelled(request, game, error=error, status=status, token=token)
         board = selectors.game_board(game=game, actor=actor, with_log=game.is_finished)
     context = {
         "game": game,
@@ -107,9 +116,20 @@ def _render_game(
     if request.htmx and not request.htmx.boosted:
         if game.is_finished and status == 200:
             # The finished page has another shape (result, log, seed): load it whole.
-            return HttpResponseClientRedirect(reverse("dicegame:game", args=[game_id]))
+            return HttpResponseClientRedirect(game_url(game_id, token))
         return TemplateResponse(request, f"{GAME_TEMPLATE}#board-update", context, status=status)
     return TemplateResponse(request, GAME_TEMPLATE, context, status=status)
+
+
+def _render_cancelled(
+    request: HttpRequest, game: Game, *, error: str, status: int, token: str
+) -> HttpResponse:
+    """A room its host cancelled: no board, only that news (and why an action was refused)."""
+    if request.htmx and not request.htmx.boosted:
+        if status == 200:
+            return HttpResponseClientRedirect(game_url(game.pk, token))
+        return message_response(request, error, status=status)
+    return TemplateResponse(request, "dicegame/cancelled.html", {"game": game, "error": error}, status=status)
 
 
 def int_field(request: HttpRequest, name: str, default: int | None = None) -> int:
@@ -148,8 +168,9 @@ def _refusal(request: HttpRequest, game_id: int, actor: Actor, exc: GameActionEr
     try:
         return _render_game(request, game_id, actor, error=exc.message, status=exc.status)
     except Http404:
-        # Not the actor's game (or none): say so without showing anything of it.
-        return message_response(request, exc.message, status=404)
+        # Not a game the actor may see (or none, or one they were removed from): say why, without
+        # showing anything of it.
+        return message_response(request, exc.message, status=exc.status)
 
 
 def message_response(request: HttpRequest, message: str, *, status: int) -> HttpResponse:
@@ -236,14 +257,16 @@ def game_hints(request: HttpRequest, game_id: int) -> HttpResponse:
 def game_tick(request: HttpRequest, game_id: int) -> HttpResponse:
     """The page's countdown reached zero: apply the auto-commit if the server agrees it is due."""
     actor = actor_from_request(request)
+    # A spectator who came by the invitation link ticks with its token (`?t=`), as the page was opened.
+    token = request.GET.get("t", "")
     try:
-        selectors.game_for_viewer(game_id=game_id, actor=actor)
+        selectors.game_for_viewer(game_id=game_id, actor=actor, token=token)
     except Http404 as exc:
         return message_response(request, str(exc), status=404)
     services.game_settle(game_id=game_id)
     if not request.htmx:
-        return redirect("dicegame:game", game_id)
-    return _render_game(request, game_id, actor)
+        return redirect(game_url(game_id, token))
+    return _render_game(request, game_id, actor, token=token)
 
 
 @require_GET

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import secrets
 from datetime import timedelta
+from functools import partial
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -71,10 +72,27 @@ def _new_friends_game(
     )
 
 
+def room_closed_error(game: Game) -> GameActionError:
+    """Why a room takes no more seats or changes: it was cancelled, it expired, or the game started."""
+    if game.is_cancelled:
+        return GameActionError(_("The host cancelled this room."), status=410)
+    if game.status == Game.Status.EXPIRED:
+        return GameActionError(_("This game has expired."), status=410)
+    return GameActionError(_("This game has already started."))
+
+
+def removed_error() -> GameActionError:
+    return GameActionError(_("The host removed you from this room."), status=403)
+
+
+def was_removed(game: Game, user_id: int) -> bool:
+    return Invitation.objects.filter(game=game, to_user_id=user_id, status=Invitation.Status.REMOVED).exists()
+
+
 def _open_room(game_id: int, actor: Actor, *, host_only: bool = False) -> Game:
     game = _locked_for_actor(game_id, actor)
     if not game.is_open:
-        raise GameActionError(_("This game has already started."))
+        raise room_closed_error(game)
     if host_only and game.host_id != actor.user_id:
         raise GameActionError(_("Only the host can do that."), status=403)
     return game
@@ -97,6 +115,10 @@ def room_invite(*, game_id: int, actor: Actor, username: str) -> Invitation:
         raise GameActionError(_("You can only invite your friends."), status=400)
     if game.players.filter(user=friend).exists():
         raise GameActionError(_("%(name)s already has a seat.") % {"name": friend.username})
+    if was_removed(game, friend.pk):
+        raise GameActionError(
+            _("The host removed %(name)s from this room.") % {"name": friend.username}, status=403
+        )
     _next_seat(game)
     invitation, created = Invitation.objects.get_or_create(
         game=game, to_user=friend, defaults={"from_user_id": user_id}
@@ -138,8 +160,10 @@ def room_accept_invitation(*, game_id: int, actor: Actor) -> Player:
     invitation = Invitation.objects.filter(game=game, to_user_id=user_id).first()
     if invitation is None:
         raise GameNotFound(_("There is no such game."))
+    if invitation.status == Invitation.Status.REMOVED:
+        raise removed_error()
     if not game.is_open:
-        raise GameActionError(_("This game has already started."))
+        raise room_closed_error(game)
     if invitation.status == Invitation.Status.DECLINED:
         raise GameActionError(_("You declined this invitation."))
     return _seat(game, user_id, actor.name)
@@ -149,6 +173,8 @@ def room_accept_invitation(*, game_id: int, actor: Actor) -> Player:
 def room_decline_invitation(*, game_id: int, actor: Actor) -> None:
     user_id = _user_actor(actor)
     game = _locked_game(game_id)
+    if game.is_cancelled:
+        raise room_closed_error(game)
     updated = Invitation.objects.filter(
         game=game, to_user_id=user_id, status=Invitation.Status.PENDING
     ).update(status=Invitation.Status.DECLINED)
@@ -167,9 +193,48 @@ def room_join_by_link(*, token: str, actor: Actor) -> Player:
     seated = game.players.filter(user_id=user_id).first()
     if seated:
         return seated
-    if not game.is_open:
+    if was_removed(game, user_id):
+        raise removed_error()
+    if game.is_active or game.is_finished:
         raise GameActionError(_("This game has already started: you can watch it, not join it."))
+    if not game.is_open:
+        raise room_closed_error(game)
     return _seat(game, user_id, actor.name)
+
+
+@transaction.atomic
+def room_new_link(*, game_id: int, actor: Actor) -> Game:
+    """The host replaces the room's invitation link: the old one stops working (for joining and for
+    watching)."""
+    game = _open_room(game_id, actor, host_only=True)
+    game.invite_token = secrets.token_urlsafe(24)
+    game.save(update_fields=["invite_token"])
+    _bump(game)
+    return game
+
+
+@transaction.atomic
+def room_cancel(*, game_id: int, actor: Actor) -> Game:
+    """The host calls the game off before it starts: the room takes no more actions, its invitations
+    are no longer listed, and the other people seated are told."""
+    game = _open_room(game_id, actor, host_only=True)
+    game.status = Game.Status.CANCELLED
+    _bump(game)
+    host = actor.name
+    for user_id in (
+        game.players.filter(user__isnull=False)
+        .exclude(user_id=actor.user_id)
+        .values_list("user_id", flat=True)
+    ):
+        transaction.on_commit(partial(_notify_cancelled, user_id, game.pk, host))
+    return game
+
+
+def _notify_cancelled(user_id: int, game_id: int, host: str) -> None:
+    from dicegame.live.notices import notice_html, notify_user
+
+    text = _("%(name)s cancelled game %(id)s before it started.") % {"name": host, "id": game_id}
+    notify_user(user_id, notice_html(text))
 
 
 @transaction.atomic
@@ -195,11 +260,28 @@ def room_remove_seat(*, game_id: int, actor: Actor, seat: int) -> None:
     player = game.players.filter(seat=seat).first()
     if player is None or seat == 0:
         raise GameActionError(_("There is no such seat to free."), status=400)
+    removed_user_id = player.user_id
     player.delete()
     for later in game.players.filter(seat__gt=seat).order_by("seat"):
         later.seat -= 1
         later.save(update_fields=["seat"])
+    if removed_user_id is not None:
+        # Final for this room: neither the invitation nor the link seats them again.
+        Invitation.objects.update_or_create(
+            game=game,
+            to_user_id=removed_user_id,
+            defaults={"status": Invitation.Status.REMOVED},
+            create_defaults={"from_user_id": actor.user_id, "status": Invitation.Status.REMOVED},
+        )
+        transaction.on_commit(partial(_notify_removed, removed_user_id, game.pk, actor.name))
     _bump(game)
+
+
+def _notify_removed(user_id: int, game_id: int, host: str) -> None:
+    from dicegame.live.notices import notice_html, notify_user
+
+    text = _("%(name)s removed you from game %(id)s.") % {"name": host, "id": game_id}
+    notify_user(user_id, notice_html(text))
 
 
 @transaction.atomic
@@ -221,6 +303,8 @@ def room_start(*, game_id: int, actor: Actor) -> Game:
 def seat_take_back(*, game_id: int, actor: Actor) -> Game:
     """A player who was away takes their seat back from the computer."""
     game = _locked_for_actor(game_id, actor)
+    if game.is_cancelled:
+        raise room_closed_error(game)
     seat = next(p for p in game.players.all() if actor.owns(p))
     if not seat.stand_in:
         raise GameActionError(_("Your seat is yours already."))

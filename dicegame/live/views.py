@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -15,7 +18,7 @@ from dicegame.actors import actor_from_request
 from dicegame.live import rooms
 from dicegame.models import Game
 from dicegame.services import GameActionError
-from dicegame.views import _game_action, int_field, message_response
+from dicegame.views import _game_action, game_url, int_field, message_response
 
 
 def _to_game(request: HttpRequest, game_id: int) -> HttpResponse:
@@ -39,22 +42,40 @@ def room_new(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@login_required
 def room_join(request: HttpRequest, token: str) -> HttpResponse:
-    """The invitation link. A visitor who is not logged in is sent to log in (or sign up) first and
-    comes back here; then one press takes the next free seat."""
+    """The invitation link. Whoever holds it may watch the game, logged in or not; taking a seat needs
+    an account: a visitor who is not logged in is offered to log in or sign up and come back here, then
+    one press takes the next free seat. Once the game has started the link leads to watching it."""
     actor = actor_from_request(request)
     game = Game.objects.filter(kind=Game.Kind.FRIENDS, invite_token=token).first() if token else None
     if game is None:
         return message_response(request, _("This invitation link is not valid."), status=404)
+    watch_url = game_url(game.pk, token)
     if request.method == "GET":
-        if game.players.filter(user_id=actor.user_id).exists():
+        if actor.user_id is not None and game.players.filter(user_id=actor.user_id).exists():
             return redirect("dicegame:game", game.pk)
-        if not game.is_open:
+        if game.is_active or game.is_finished:
             # Too late to sit down; the link still lets its holder watch.
-            return redirect(f"{reverse('dicegame:game', args=[game.pk])}?t={token}")
+            return redirect(watch_url)
+        if not game.is_open:
+            error = rooms.room_closed_error(game)
+            return message_response(request, error.message, status=error.status)
+        if actor.user_id is not None and rooms.was_removed(game, actor.user_id):
+            error = rooms.removed_error()
+            return message_response(request, error.message, status=error.status)
         host = game.host.get_username() if game.host else ""
-        return TemplateResponse(request, "dicegame/join.html", {"game": game, "host": host, "token": token})
+        back = urlencode({"next": request.path}, safe="/")
+        context = {
+            "game": game,
+            "host": host,
+            "token": token,
+            "watch_url": watch_url,
+            "login_url": f"{reverse('accounts:login')}?{back}",
+            "signup_url": f"{reverse('accounts:signup')}?{back}",
+        }
+        return TemplateResponse(request, "dicegame/join.html", context)
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
     try:
         player = rooms.room_join_by_link(token=token, actor=actor)
     except GameActionError as exc:
@@ -108,6 +129,18 @@ def room_remove_seat(request: HttpRequest, game_id: int, seat: int) -> HttpRespo
     return _game_action(
         request, game_id, lambda actor: rooms.room_remove_seat(game_id=game_id, actor=actor, seat=seat)
     )
+
+
+@require_POST
+@login_required
+def room_new_link(request: HttpRequest, game_id: int) -> HttpResponse:
+    return _game_action(request, game_id, lambda actor: rooms.room_new_link(game_id=game_id, actor=actor))
+
+
+@require_POST
+@login_required
+def room_cancel(request: HttpRequest, game_id: int) -> HttpResponse:
+    return _game_action(request, game_id, lambda actor: rooms.room_cancel(game_id=game_id, actor=actor))
 
 
 @require_POST
