@@ -5,6 +5,7 @@ PORT ?= 8000
 VENV := .venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
+DEV := DEBUG=true
 # The first Python >= 3.12 on the PATH (pyenv's shims honour .python-version).
 PYTHON ?= $(shell for p in python3.13 python3.12 python3 python; do \
 	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null \
@@ -22,19 +23,21 @@ $(VENV)/.installed: pyproject.toml
 install: $(VENV)/.installed
 
 # The compiled .mo files are committed; recompile when GNU gettext is there.
+# These manage.py calls run on a developer's machine: DEBUG=true lets the settings load without a
+# SECRET_KEY (with DEBUG off they refuse to, as a production server must).
 messages: install
-	@if command -v msgfmt >/dev/null 2>&1; then $(PY) manage.py compilemessages --ignore=.venv -v0; \
+	@if command -v msgfmt >/dev/null 2>&1; then $(DEV) $(PY) manage.py compilemessages --ignore=.venv -v0; \
 	else echo "msgfmt (GNU gettext) not found: using the committed translations"; fi
 
 migrate: install
-	$(PY) manage.py migrate --no-input -v0
+	$(DEV) $(PY) manage.py migrate --no-input -v0
 
 strategy: install
-	$(PY) manage.py build_strategy --if-missing
+	$(DEV) $(PY) manage.py build_strategy --if-missing
 
 # The server runs the game clock (auto-commits, turn timers, computer moves) itself.
 run: install messages migrate strategy
-	DEBUG=true $(PY) manage.py runserver 127.0.0.1:$(PORT)
+	$(DEV) $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 # The browser tests run in a second pytest process: sync Playwright keeps an event loop in the main
 # thread, which the async tests must not share.

@@ -30,9 +30,12 @@ DEBUG = env_bool("DEBUG", False)
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
-    if not DEBUG and env_bool("PENTA_PRODUCTION", False):
-        raise ImproperlyConfigured("SECRET_KEY must be set in production")
-    # Only for development and tests: production sets its own key (check --deploy insists).
+    if not DEBUG:
+        # DEBUG off is production: a server must not start on a key that everyone can read here.
+        raise ImproperlyConfigured(
+            "SECRET_KEY must be set when DEBUG is off (production); for development set DEBUG=true"
+        )
+    # Only for development (DEBUG=true, as `make run` sets); the tests set their own key.
     SECRET_KEY = "django-insecure-penta-development-key-not-for-production"
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")

@@ -2,6 +2,10 @@
 
 import os
 
+# With DEBUG off the settings refuse to load without a key, as in production: the tests bring their own
+# (set in the environment, so a server process a test starts finds it too).
+os.environ.setdefault("SECRET_KEY", "penta-tests-only-" + "not-a-secret-" * 4)
+
 from dicegame.settings import *  # noqa: F403
 from dicegame.settings import BASE_DIR, DATABASES
 

@@ -52,6 +52,36 @@ def test_production_refuses_to_start_without_a_secret_key(tmp_path):
     assert result.returncode != 0 and "SECRET_KEY must be set" in result.stderr
 
 
+def _import_settings(env_changes: dict[str, str | None], tmp_path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "SQLITE_PATH": str(tmp_path / "settings.sqlite3")}
+    for name, value in env_changes.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    return subprocess.run(
+        [sys.executable, "-c", "import dicegame.settings"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize("secret_key", [None, ""], ids=["unset", "empty"])
+def test_debug_off_without_a_secret_key_refuses_to_start(tmp_path, secret_key):
+    """DEBUG off is production whatever else the environment says: no key, no server."""
+    result = _import_settings({"DEBUG": None, "SECRET_KEY": secret_key, "PENTA_PRODUCTION": None}, tmp_path)
+    assert result.returncode != 0
+    assert "ImproperlyConfigured: SECRET_KEY must be set when DEBUG is off" in result.stderr
+
+
+def test_development_without_a_secret_key_starts_with_debug_on(tmp_path):
+    assert _import_settings({"DEBUG": "true", "SECRET_KEY": None}, tmp_path).returncode == 0
+    assert _import_settings({"DEBUG": None, "SECRET_KEY": "k" * 50}, tmp_path).returncode == 0
+
+
 @pytest.mark.django_db
 def test_database_is_the_one_the_environment_names():
     url = os.environ.get("DATABASE_URL", "")
