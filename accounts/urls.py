@@ -2,6 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from accounts import friends_views, views
+from dicegame import converters  # noqa: F401  (registers the id path converter)
 
 app_name = "accounts"
 
@@ -13,14 +14,14 @@ urlpatterns = [
     path("friends/", friends_views.friends, name="friends"),
     path("friends/request/", friends_views.friend_request_send, name="friend_request_send"),
     path(
-        "friends/requests/<int:request_id>/accept/",
+        "friends/requests/<id:request_id>/accept/",
         friends_views.friend_request_accept,
         name="friend_request_accept",
     ),
     path(
-        "friends/requests/<int:request_id>/decline/",
+        "friends/requests/<id:request_id>/decline/",
         friends_views.friend_request_decline,
         name="friend_request_decline",
     ),
-    path("friends/<int:friend_id>/remove/", friends_views.friend_remove, name="friend_remove"),
+    path("friends/<id:friend_id>/remove/", friends_views.friend_remove, name="friend_remove"),
 ]

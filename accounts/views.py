@@ -39,8 +39,8 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect(next_url or "dicegame:history")
     form = SignupForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = form.save()
+    # Two sign-ups with one name at once both pass the form's check; the second gets the form's error.
+    if request.method == "POST" and form.is_valid() and (user := form.save_unless_taken()):
         _log_in_keeping_guest_games(request, user)
         messages.success(request, _("Welcome to Penta, %(name)s!") % {"name": user.get_username()})
         return redirect(next_url or "dicegame:history")

@@ -2,11 +2,12 @@
 
 from django.urls import path
 
+from dicegame import converters  # noqa: F401  (registers the id path converter)
 from dicegame import review_views as views
 
 urlpatterns = [
-    path("games/<int:game_id>/review/", views.game_review, name="review"),
-    path("games/<int:game_id>/export.json", views.game_export_json, name="export_json"),
+    path("games/<id:game_id>/review/", views.game_review, name="review"),
+    path("games/<id:game_id>/export.json", views.game_export_json, name="export_json"),
     path("games/export.csv", views.history_export_csv, name="export_csv"),
     path("players/", views.my_stats, name="me"),
     path("players/<str:username>/", views.player_detail, name="player"),

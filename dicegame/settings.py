@@ -58,11 +58,15 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: /healthz/ answers before the host check and the redirect to HTTPS.
+    "dicegame.middleware.HealthzMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    # A NUL character anywhere in the request: 400, before anything reads the database.
+    "dicegame.middleware.RejectNulMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",

@@ -1,7 +1,10 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from dicegame import views
+from dicegame import (
+    converters,  # noqa: F401  (registers the id and index path converters)
+    views,
+)
 from dicegame.live import views as room_views
 
 game_patterns = [
@@ -10,27 +13,27 @@ game_patterns = [
     path("games/", views.history, name="history"),
     path("games/solo/", views.game_new_solo, name="new_solo"),
     path("games/computer/", views.game_new_vs_computer, name="new_vs_computer"),
-    path("games/<int:game_id>/", views.game_detail, name="game"),
-    path("games/<int:game_id>/hurry/", views.game_hurry, name="hurry"),
-    path("games/<int:game_id>/hints/", views.game_hints, name="hints"),
-    path("games/<int:game_id>/roll/", views.game_roll, name="roll"),
-    path("games/<int:game_id>/hold/<int:die>/", views.game_hold, name="hold"),
-    path("games/<int:game_id>/choose/<str:box>/", views.game_choose, name="choose"),
-    path("games/<int:game_id>/confirm/", views.game_confirm, name="confirm"),
-    path("games/<int:game_id>/tick/", views.game_tick, name="tick"),
+    path("games/<id:game_id>/", views.game_detail, name="game"),
+    path("games/<id:game_id>/hurry/", views.game_hurry, name="hurry"),
+    path("games/<id:game_id>/hints/", views.game_hints, name="hints"),
+    path("games/<id:game_id>/roll/", views.game_roll, name="roll"),
+    path("games/<id:game_id>/hold/<index:die>/", views.game_hold, name="hold"),
+    path("games/<id:game_id>/choose/<str:box>/", views.game_choose, name="choose"),
+    path("games/<id:game_id>/confirm/", views.game_confirm, name="confirm"),
+    path("games/<id:game_id>/tick/", views.game_tick, name="tick"),
     # Games against friends.
     path("games/friends/", room_views.room_new, name="new_room"),
     path("games/join/<str:token>/", room_views.room_join, name="join"),
-    path("games/<int:game_id>/invite/", room_views.room_invite, name="invite"),
-    path("games/<int:game_id>/invitation/accept/", room_views.invitation_accept, name="invitation_accept"),
-    path("games/<int:game_id>/invitation/decline/", room_views.invitation_decline, name="invitation_decline"),
-    path("games/<int:game_id>/computer/", room_views.room_add_computer, name="add_computer"),
-    path("games/<int:game_id>/seats/<int:seat>/remove/", room_views.room_remove_seat, name="remove_seat"),
-    path("games/<int:game_id>/new-link/", room_views.room_new_link, name="new_link"),
-    path("games/<int:game_id>/cancel/", room_views.room_cancel, name="cancel"),
-    path("games/<int:game_id>/start/", room_views.room_start, name="start"),
-    path("games/<int:game_id>/take-back/", room_views.seat_take_back, name="take_back"),
-    path("games/<int:game_id>/rematch/", room_views.rematch, name="rematch"),
+    path("games/<id:game_id>/invite/", room_views.room_invite, name="invite"),
+    path("games/<id:game_id>/invitation/accept/", room_views.invitation_accept, name="invitation_accept"),
+    path("games/<id:game_id>/invitation/decline/", room_views.invitation_decline, name="invitation_decline"),
+    path("games/<id:game_id>/computer/", room_views.room_add_computer, name="add_computer"),
+    path("games/<id:game_id>/seats/<index:seat>/remove/", room_views.room_remove_seat, name="remove_seat"),
+    path("games/<id:game_id>/new-link/", room_views.room_new_link, name="new_link"),
+    path("games/<id:game_id>/cancel/", room_views.room_cancel, name="cancel"),
+    path("games/<id:game_id>/start/", room_views.room_start, name="start"),
+    path("games/<id:game_id>/take-back/", room_views.seat_take_back, name="take_back"),
+    path("games/<id:game_id>/rematch/", room_views.rematch, name="rematch"),
 ]
 
 urlpatterns = [

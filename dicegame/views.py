@@ -7,6 +7,7 @@ without JavaScript. A refused action answers 4xx with its message in the page's 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from urllib.parse import urlencode
 
@@ -132,19 +133,23 @@ def _render_cancelled(
     return TemplateResponse(request, "dicegame/cancelled.html", {"game": game, "error": error}, status=status)
 
 
+INT_FIELD_RE = re.compile(r"-?[0-9]{1,10}")
+INT_FIELD_LIMIT = 2**31 - 1  # far beyond any turn, roll, seat count or timer; within every integer column
+
+
 def int_field(request: HttpRequest, name: str, default: int | None = None) -> int:
-    """A whole number from the posted form, or a 400 refusal that says which field was wrong."""
+    """A whole number from the posted form, or a 400 refusal that says which field was wrong. Only ASCII
+    digits, within +-(2**31-1): a number beyond 64 bits would reach the database (a 500)."""
     raw = request.POST.get(name, "")
     if raw == "" and default is not None:
         return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise GameActionError(
-            _("The request was malformed (%(field)s is missing or not a number): reload the page.")
-            % {"field": name},
-            status=400,
-        ) from None
+    if INT_FIELD_RE.fullmatch(raw) and abs(number := int(raw)) <= INT_FIELD_LIMIT:
+        return number
+    raise GameActionError(
+        _("The request was malformed (%(field)s is missing or not a number): reload the page.")
+        % {"field": name},
+        status=400,
+    )
 
 
 def _perform(

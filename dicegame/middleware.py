@@ -1,0 +1,60 @@
+"""Middleware that answers before the rest of the stack: the health check, and requests carrying NUL."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext as _
+from django_htmx.middleware import HtmxDetails
+
+HEALTHZ_PATH = "/healthz/"
+
+
+class HealthzMiddleware:
+    """`GET /healthz/` answers 200 "ok" at once, first in MIDDLEWARE: before the host check (a proxy's or
+    orchestrator's health check may address the process by IP) and before the redirect to HTTPS (it
+    checks over plain HTTP inside the private network). It says the process answers, nothing more."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path_info == HEALTHZ_PATH and request.method in ("GET", "HEAD"):
+            return HttpResponse("ok", content_type="text/plain")
+        return self.get_response(request)
+
+
+def _has_nul(request: HttpRequest) -> bool:
+    if "\x00" in request.path_info or "\x00" in request.path:
+        return True
+    # The query string and the posted form, names and values, as the views will read them (decoded).
+    for data in (request.GET, request.POST):
+        for key, values in data.lists():
+            if "\x00" in key or any("\x00" in value for value in values):
+                return True
+    return any("\x00" in key or "\x00" in value for key, value in request.COOKIES.items())
+
+
+class RejectNulMiddleware:
+    """Refuse a request with a NUL character (\\0) in its path, query string, posted form or cookies:
+    PostgreSQL cannot store or compare one (psycopg refuses it: a 500), and no screen asks for it.
+    A 400 with the message on the page, or in the message area for htmx; nothing is read or written.
+
+    After LocaleMiddleware (the message is in the visitor's language) and before anything that reads
+    the database (the session, the user)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if _has_nul(request):
+            from dicegame.views import message_response
+
+            if not hasattr(request, "htmx"):
+                request.htmx = HtmxDetails(request)
+            message = _(
+                "The request contained a NUL character, which is never allowed: check what you typed."
+            )
+            return message_response(request, message, status=400).render()
+        return self.get_response(request)
