@@ -17,7 +17,8 @@ from dicegame.actors import GUEST_SESSION_KEY
 
 def _log_in_keeping_guest_games(request: HttpRequest, user) -> None:
     guest_key = request.session.get(GUEST_SESSION_KEY, "")
-    login(request, user)
+    # The model backend keeps the session's user (the throttling backend before it only refuses).
+    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
     moved = guest_games_claim(user=user, guest_key=guest_key)
     request.session.pop(GUEST_SESSION_KEY, None)
     if moved:

@@ -5,6 +5,7 @@ Defaults: SQLite file, the in-memory channel layer, DEBUG off. Production sets D
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -52,6 +53,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "channels",
+    "axes",
     "accounts",
     "dicegame.live",
     "dicegame",
@@ -73,6 +75,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: turns a refused login into the login page with its message (429).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "dicegame.urls"
@@ -179,6 +183,31 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "dicegame:history"
 LOGOUT_REDIRECT_URL = "dicegame:home"
+
+# Login throttling (django-axes, see accounts/throttle.py and "Security" in the README): failed logins
+# count per account and per client address in the cache above (Redis when configured, shared by every
+# process; this process's memory otherwise); past a limit within the cool-off, every attempt is refused
+# (429) until the cool-off has passed, the right password too, without hashing any password.
+AUTHENTICATION_BACKENDS = [
+    "accounts.throttle.LoginThrottleBackend",  # first: refuses before the model backend hashes
+    "django.contrib.auth.backends.ModelBackend",
+]
+PENTA_LOGIN_FAILURES_PER_ACCOUNT = int(os.environ.get("PENTA_LOGIN_FAILURES_PER_ACCOUNT", "5"))
+PENTA_LOGIN_FAILURES_PER_ADDRESS = int(os.environ.get("PENTA_LOGIN_FAILURES_PER_ADDRESS", "20"))
+AXES_HANDLER = "accounts.throttle.LoginThrottleHandler"
+AXES_CACHE = "default"
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each its own counter (and limit, in the handler)
+AXES_FAILURE_LIMIT = max(PENTA_LOGIN_FAILURES_PER_ACCOUNT, PENTA_LOGIN_FAILURES_PER_ADDRESS)
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("PENTA_LOGIN_COOLOFF_MINUTES", "15")))
+# A refused attempt does not count again: the lockout ends one cool-off after it began.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_USERNAME_FORM_FIELD = "username"
+AXES_USERNAME_CALLABLE = "accounts.throttle.account_key"
+# The connection's peer: behind the proxy, daphne --proxy-headers sets it from X-Forwarded-For.
+AXES_CLIENT_IP_CALLABLE = "accounts.throttle.client_address"
+AXES_LOCKOUT_CALLABLE = "accounts.throttle.login_locked_out"
+AXES_ENABLE_ADMIN = False  # the cache handler keeps no rows to show
+AXES_VERBOSE = False
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", _("English")), ("nl", _("Dutch"))]

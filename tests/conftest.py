@@ -6,6 +6,7 @@ skipped with a message that says how to enable it.
 
 from __future__ import annotations
 
+import fnmatch
 import multiprocessing
 import os
 import shutil
@@ -66,6 +67,31 @@ def _fresh_channel_layer():
     channel_layers.backends = {}
     yield
     channel_layers.backends = {}
+
+
+def forget_login_failures() -> None:
+    """Delete the login throttle's counters (django-axes' "axes-*" keys) from the cache, and only
+    them: a shared Redis also carries the channel layer, and this run's other keys stay."""
+    from axes.helpers import get_cache
+
+    cache = get_cache()
+    pattern = cache.make_key("axes-*")
+    if hasattr(cache._cache, "get_client"):  # Django's RedisCache
+        client = cache._cache.get_client(write=True)
+        keys = list(client.scan_iter(match=pattern))
+        if keys:
+            client.delete(*keys)
+    else:  # LocMemCache: its keys are made as PREFIX:VERSION:KEY
+        for made in list(getattr(cache, "_cache", {})):
+            if fnmatch.fnmatchcase(made, pattern):
+                cache.delete(made.split(":", 2)[2])
+
+
+@pytest.fixture(autouse=True)
+def _fresh_login_throttle():
+    """Every test starts with no failed logins counted (the test client's address is always the same)."""
+    forget_login_failures()
+    yield
 
 
 # -- people ------------------------------------------------------------------------------------------

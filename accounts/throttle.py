@@ -1,0 +1,117 @@
+"""Login throttling with django-axes: failed logins are counted per account and per client address in
+the Django cache (Redis when configured, so every process agrees), and past a limit further attempts are
+refused for a while, the right password too, before any password is hashed.
+
+django-axes gives one failure limit for all its counters; here each has its own (a few per account,
+more per address: a household or an office shares one), so the handler compares each counter with
+its limit. See "Security" in the README.
+"""
+
+from __future__ import annotations
+
+from asgiref.sync import sync_to_async
+from axes.backends import AxesStandaloneBackend
+from axes.handlers.cache import AxesCacheHandler
+from axes.helpers import get_client_cache_keys
+from axes.signals import user_locked_out
+from django.conf import settings
+from django.contrib.auth.forms import AuthenticationForm
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.translation import ngettext
+
+ACCOUNT_PREFIX = "account:"
+
+
+def client_address(request: HttpRequest) -> str | None:
+    """The address a login attempt counts against: the connection's peer. Behind a reverse proxy
+    daphne's --proxy-headers puts the client's address (from X-Forwarded-For) there."""
+    return request.META.get("REMOTE_ADDR")
+
+
+def account_key(request: HttpRequest, credentials: dict | None = None) -> str | None:
+    """The name an account's failures count under. Prefixed, so that no username (one may look like
+    an address) shares a counter with an address."""
+    field = settings.AXES_USERNAME_FORM_FIELD
+    username = credentials.get(field) if credentials else getattr(request, "POST", {}).get(field)
+    return f"{ACCOUNT_PREFIX}{username}" if username else None
+
+
+def _limits() -> tuple[int, int]:
+    return settings.PENTA_LOGIN_FAILURES_PER_ACCOUNT, settings.PENTA_LOGIN_FAILURES_PER_ADDRESS
+
+
+class LoginThrottleHandler(AxesCacheHandler):
+    """Axes' cache handler with a limit per counter; a successful login clears only its account's
+    counter (clearing the address's too would let anyone with one account reset it at will)."""
+
+    def _over_limit(self, request: HttpRequest, credentials: dict | None) -> bool:
+        account, address = get_client_cache_keys(request, credentials)  # AXES_LOCKOUT_PARAMETERS order
+        per_account, per_address = _limits()
+        if account_key(request, credentials) and self.cache.get(account, 0) >= per_account:
+            return True
+        return self.cache.get(address, 0) >= per_address
+
+    def is_locked(self, request: HttpRequest, credentials: dict | None = None) -> bool:
+        return self._over_limit(request, credentials)
+
+    def user_login_failed(self, sender, credentials: dict, request=None, **kwargs):
+        was_locked = request is not None and getattr(request, "axes_locked_out", False)
+        super().user_login_failed(sender, credentials, request, **kwargs)
+        if request is None or was_locked or getattr(request, "axes_locked_out", False):
+            return
+        if self._over_limit(request, credentials):
+            request.axes_locked_out = True
+            request.axes_credentials = credentials
+            user_locked_out.send(
+                "axes",
+                request=request,
+                username=account_key(request, credentials),
+                ip_address=request.axes_ip_address,
+            )
+
+    def reset_attempts(self, *, ip_address=None, username=None, ip_or_username=False) -> int:
+        """axes' reset API (`manage.py axes_reset_username NAME`, `axes_reset_ip ADDRESS`), with the
+        account's counter under its prefixed name."""
+        account = f"{ACCOUNT_PREFIX}{username}" if username else None
+        return super().reset_attempts(ip_address=ip_address, username=account, ip_or_username=ip_or_username)
+
+    def user_logged_in(self, sender, request, user, **kwargs):
+        credentials = {settings.AXES_USERNAME_FORM_FIELD: user.get_username()}
+        account, _address = get_client_cache_keys(request, credentials)
+        self.cache.delete(account)
+
+
+class LoginThrottleBackend(AxesStandaloneBackend):
+    """First in AUTHENTICATION_BACKENDS: refuses a locked-out attempt (PermissionDenied) before the
+    model backend hashes anything. Without a request (in-process calls: the test client's login, a
+    script) there is no client to count, so nothing to throttle."""
+
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        if request is None:
+            return None
+        return super().authenticate(request, username, password, **kwargs)
+
+    async def aauthenticate(self, request, username=None, password=None, **kwargs):
+        return await sync_to_async(self.authenticate)(request, username, password, **kwargs)
+
+
+def lockout_minutes() -> int:
+    return max(1, round(settings.AXES_COOLOFF_TIME.total_seconds() / 60))
+
+
+def login_locked_out(request: HttpRequest, original_response=None, credentials=None) -> HttpResponse:
+    """AXES_LOCKOUT_CALLABLE: the login page again, with why it refused and for how long (429)."""
+    minutes = lockout_minutes()
+    message = ngettext(
+        "Too many failed attempts to log in to this account or from your address: "
+        "try again in %(minutes)d minute.",
+        "Too many failed attempts to log in to this account or from your address: "
+        "try again in %(minutes)d minutes.",
+        minutes,
+    ) % {"minutes": minutes}
+    username = (credentials or {}).get(settings.AXES_USERNAME_FORM_FIELD) or request.POST.get("username", "")
+    form = AuthenticationForm(request, initial={"username": username})
+    next_url = request.POST.get("next", "")
+    context = {"form": form, "error": message, "next": next_url}
+    return render(request, "accounts/login.html", context, status=429)
