@@ -1,9 +1,11 @@
-"""Reads: which games an actor may see, and what the game screen and the history show."""
+"""Reads: which games an actor may see, the room and the rematch, and the history.
+
+What the game screen shows is built in `dicegame.board`."""
 
 from __future__ import annotations
 
 import hmac
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.paginator import Page, Paginator
@@ -13,11 +15,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from dicegame.labels import box_label
 from dicegame.models import Game, Player, Turn
-from dicegame.scoring import UPPER_BONUS, UPPER_BONUS_THRESHOLD, Box, Scoresheet
-from dicegame.services import MAX_ROLLS, Actor, turn_auto_commit_remaining
-from dicegame.strategy import Strategy
+from dicegame.services import Actor
 
 
 def _seat_filter(actor: Actor, prefix: str = "") -> Q:
@@ -67,267 +66,6 @@ def game_for_viewer(*, game_id: int, actor: Actor, token: str = "") -> Game:
     return game
 
 
-# -- the game screen ---------------------------------------------------------------------------------
-
-# The regions of the game screen (partials of dicegame/game.html) a small change can alter; any other
-# change redraws them all.
-CHANGE_REGIONS = {
-    "holds": frozenset({"turn-status", "dice-tray"}),
-    "choice": frozenset({"turn-status", "scoresheet"}),
-}
-
-
-@dataclass(frozen=True)
-class Die:
-    index: int  # 1-5
-    value: int | None
-    held: bool
-    pips: tuple[bool, ...]  # the 3x3 grid of pips, row by row
-
-
-@dataclass(frozen=True)
-class Cell:
-    filled: int | None  # points written, if filled
-    option: int | None  # points the current dice would write here, if legal (current seat only)
-
-
-@dataclass(frozen=True)
-class SheetRow:
-    """One box across every seat; the button and its state belong to the viewer's own seat."""
-
-    box: Box
-    label: str
-    cells: list[Cell]
-    my_filled: int | None
-    selectable: bool  # the viewer may choose this box for the current dice
-    chosen: bool
-
-    @property
-    def is_upper(self) -> bool:
-        return self.box.is_upper
-
-
-@dataclass(frozen=True)
-class SeatSheet:
-    player: Player
-    sheet: Scoresheet
-    is_current: bool
-    is_mine: bool
-
-    @property
-    def upper_to_go(self) -> int:
-        return max(0, UPPER_BONUS_THRESHOLD - self.sheet.upper_total)
-
-
-@dataclass(frozen=True)
-class HintLine:
-    label: str
-    expected_total: float
-    cost: float  # expected final points given up against the best choice
-
-    @property
-    def is_best(self) -> bool:
-        return self.cost < 0.005
-
-
-@dataclass(frozen=True)
-class Hints:
-    """The optimal strategy's view of the player's position: every hold and every box, best first."""
-
-    expected_total: float  # under optimal play from here
-    keeps: list[HintLine]
-    boxes: list[HintLine]
-
-
-def _keep_label(keep: tuple[int, ...]) -> str:
-    if not keep:
-        return _("Reroll all five")
-    if len(keep) == 5:
-        return _("Hold all five: write now")
-    return _("Hold %(dice)s") % {"dice": " ".join(str(v) for v in keep)}
-
-
-def game_hints(*, sheet: Scoresheet, dice_values: tuple[int, ...] | None, rolls_used: int) -> Hints:
-    strategy = Strategy.shared()
-    if dice_values is None:
-        return Hints(expected_total=strategy.expected_total(sheet), keeps=[], boxes=[])
-    rolls_left = MAX_ROLLS - rolls_used
-    boxes = strategy.evaluate(sheet, dice_values, 0)
-    keeps = strategy.evaluate(sheet, dice_values, rolls_left) if rolls_left else []
-    best = max(c.expected_total for c in (keeps or boxes))
-    return Hints(
-        expected_total=best,
-        keeps=[HintLine(_keep_label(c.keep), c.expected_total, best - c.expected_total) for c in keeps[:6]],
-        boxes=[
-            HintLine(f"{box_label(c.box)} ({c.points})", c.expected_total, best - c.expected_total)
-            for c in boxes
-        ],
-    )
-
-
-@dataclass(frozen=True)
-class Board:
-    game: Game
-    turn: Turn | None
-    dice: list[Die]
-    seats: list[SeatSheet]
-    rows: list[SheetRow]
-    my_turn: bool
-    rolls_used: int
-    rolls_left: int
-    can_roll: bool
-    can_hold: bool
-    can_confirm: bool
-    chosen_label: str
-    must_sacrifice: bool
-    countdown: float | None
-    bot_playing: bool = False
-    next_step_ms: int | None = None
-    can_hint: bool = False
-    hints_on: bool = False
-    hints: Hints | None = None
-    my_seat: Player | None = None
-    deadline_ms: int | None = None
-    game_url: str = ""
-    turns: list[Turn] = field(default_factory=list)
-
-    @property
-    def spectator(self) -> bool:
-        return self.my_seat is None
-
-    @property
-    def upper_rows(self) -> list[SheetRow]:
-        return [r for r in self.rows if r.is_upper]
-
-    @property
-    def lower_rows(self) -> list[SheetRow]:
-        return [r for r in self.rows if not r.is_upper]
-
-    @property
-    def upper_bonus(self) -> int:
-        return UPPER_BONUS
-
-    @property
-    def upper_threshold(self) -> int:
-        return UPPER_BONUS_THRESHOLD
-
-    @property
-    def countdown_ms(self) -> int | None:
-        return None if self.countdown is None else int(self.countdown * 1000)
-
-    @property
-    def countdown_seconds(self) -> int | None:
-        return None if self.countdown is None else int(-(-self.countdown // 1))
-
-
-_PIPS = {
-    1: (4,),
-    2: (0, 8),
-    3: (0, 4, 8),
-    4: (0, 2, 6, 8),
-    5: (0, 2, 4, 6, 8),
-    6: (0, 2, 3, 5, 6, 8),
-}
-
-
-def pips(value: int | None) -> tuple[bool, ...]:
-    on = _PIPS.get(value or 0, ())
-    return tuple(i in on for i in range(9))
-
-
-def game_board(
-    *, game: Game, actor: Actor, with_log: bool = False, players: list | None = None, turn: Turn | None = None
-) -> Board:
-    """Everything the game screen shows, for this actor, from the game's current rows (or from the rows
-    an action has just written and committed: its seats and the turn in play)."""
-    players = players if players is not None else list(game.players.all())
-    if turn is None and not game.is_finished:
-        turn = Turn.objects.filter(game=game, completed_at__isnull=True).order_by("number").first()
-    current_player = next((p for p in players if turn and p.pk == turn.player_id), None)
-    dice_values = tuple(turn.dice) if turn and turn.dice else None
-    held = list(turn.held) if turn and turn.dice else [False] * 5
-    my_turn = bool(current_player and actor.owns(current_player))
-
-    sheets = {p.pk: p.sheet for p in players}
-    current_sheet = sheets[current_player.pk] if current_player else None
-    options = current_sheet.options(dice_values) if current_sheet and dice_values else {}
-    mine = next((p for p in players if actor.owns(p)), None)
-    chosen = turn.chosen_box if turn else ""
-    seats = [
-        SeatSheet(
-            player=p,
-            sheet=sheets[p.pk],
-            is_current=current_player is not None and p.pk == current_player.pk,
-            is_mine=mine is not None and p.pk == mine.pk,
-        )
-        for p in players
-    ]
-    rows = [
-        SheetRow(
-            box=b,
-            label=box_label(b),
-            cells=[
-                Cell(
-                    filled=sheets[p.pk].boxes.get(b),
-                    option=options.get(b) if current_player and p.pk == current_player.pk else None,
-                )
-                for p in players
-            ],
-            my_filled=sheets[mine.pk].boxes.get(b) if mine else None,
-            selectable=my_turn and b in options,
-            chosen=chosen == b.name,
-        )
-        for b in Box
-    ]
-
-    rolls_used = turn.rolls_used if turn else 0
-    bot_playing = bool(current_player and current_player.is_bot)
-    next_step_ms = None
-    if bot_playing and turn.next_step_at is not None:
-        next_step_ms = max(0, int((turn.next_step_at - timezone.now()).total_seconds() * 1000))
-    can_hint = mine is not None and game.kind != Game.Kind.FRIENDS and not game.is_finished
-    hints_on = can_hint and mine.hints
-    hints = None
-    if hints_on:
-        hints = game_hints(
-            sheet=sheets[mine.pk],
-            dice_values=dice_values if my_turn else None,
-            rolls_used=rolls_used if my_turn else 0,
-        )
-    return Board(
-        game=game,
-        turn=turn,
-        dice=[
-            Die(index=i + 1, value=value, held=bool(held[i]), pips=pips(value))
-            for i, value in enumerate(dice_values or (None,) * 5)
-        ],
-        seats=seats,
-        rows=rows,
-        my_turn=my_turn,
-        rolls_used=rolls_used,
-        rolls_left=MAX_ROLLS - rolls_used,
-        can_roll=my_turn and rolls_used < MAX_ROLLS and not (dice_values and all(held)),
-        can_hold=my_turn and dice_values is not None and rolls_used < MAX_ROLLS,
-        can_confirm=my_turn and bool(turn and turn.chosen_box),
-        chosen_label=box_label(turn.chosen_box) if turn else "",
-        must_sacrifice=bool(my_turn and dice_values and current_sheet.must_sacrifice(dice_values)),
-        countdown=turn_auto_commit_remaining(turn) if turn and not turn.chosen_box else None,
-        bot_playing=bot_playing,
-        next_step_ms=next_step_ms,
-        can_hint=can_hint,
-        hints_on=hints_on,
-        hints=hints,
-        my_seat=mine,
-        game_url=reverse("dicegame:game", args=[game.pk]),
-        deadline_ms=_ms_until(turn.deadline_at) if turn and turn.deadline_at and not bot_playing else None,
-        turns=game_turn_log(game=game) if with_log else [],
-    )
-
-
-def _ms_until(moment) -> int:
-    return max(0, int((moment - timezone.now()).total_seconds() * 1000))
-
-
 # -- games against friends: the room before the start, the rematch after the end ---------------------
 
 
@@ -350,7 +88,6 @@ class Lobby:
 def game_lobby(*, game: Game, actor: Actor) -> Lobby | None:
     if not game.is_open:
         return None
-    from django.urls import reverse
 
     from accounts.selectors import friends_of
     from dicegame.models import Invitation

@@ -23,7 +23,6 @@ from django.utils.translation import gettext as _
 from dicegame import dice
 from dicegame.computer import auto_commit_box, next_step
 from dicegame.labels import box_label
-from dicegame.live import pushes
 from dicegame.models import ROUNDS, Game, Player, Turn
 from dicegame.scoring import Box, Scoresheet
 from dicegame.strategy import STRENGTHS, Bot
@@ -154,19 +153,21 @@ def _act(
     action: Callable[[Game, Turn], None],
     change: str | None = None,
 ) -> Game:
-    """Lock the game, settle an overdue auto-commit, check who and when, then apply `action`."""
+    """Lock the game, settle an overdue auto-commit, check who and when, then apply `action`.
+
+    Four SQL statements for a roll, a hold or a choice (the lock with the new version, the seats, the
+    turn, the turn's update): the hot path of every live game."""
     error: GameActionError | None = None
     with transaction.atomic():
-        game = _locked_game(game_id)
-        players = game.seats = list(game.players.order_by("seat"))
+        game = _lock_and_bump(game_id)
+        status = game.status
+        players = game.seats = list(Player.objects.filter(game_id=game_id).order_by("seat"))
         if not any(actor.owns(p) for p in players):
             # Someone else's game: answer as if it did not exist.
             raise GameNotFound(_("There is no such game."))
         # What the clock made due (an auto-commit, the computer's moves) stands whatever becomes of
         # this action.
         settled = _settle_locked(game)
-        if settled:
-            _bump(game)
         try:
             # A refused action rolls back to here (a savepoint only when there is a settlement to keep).
             with transaction.atomic(savepoint=bool(settled)):
@@ -187,12 +188,31 @@ def _act(
                 if turn.player.missed_turns:
                     turn.player.missed_turns = 0
                     turn.player.save(update_fields=["missed_turns"])
-                _bump(game, change=change)
         except GameActionError as exc:
+            if not settled:
+                raise  # nothing to keep: the new version rolls back with everything else
             error = exc
+        if game.status != status:
+            game.save(update_fields=["status", "finished_at"])
+        _announce(game, change=None if settled else change)
     if error is not None:
         raise error
     return game
+
+
+def _lock_and_bump(game_id: int) -> Game:
+    """Take the game's row lock, read it and count the change, in one statement. A change that is
+    refused rolls back with its transaction, the new version with it."""
+    table = Game._meta.db_table
+    found = list(
+        Game.objects.raw(
+            f"UPDATE {table} SET version = version + 1, updated_at = %s WHERE id = %s RETURNING *",
+            [timezone.now(), game_id],
+        )
+    )
+    if not found:
+        raise GameNotFound(_("There is no such game."))
+    return found[0]
 
 
 def _check_active(game: Game) -> None:
@@ -209,10 +229,16 @@ def _bump(game: Game, change: str | None = None) -> None:
     `change` names a small change ("holds", "choice") that screens may redraw in part; None: anything."""
     game.version += 1
     game.save(update_fields=["version", "status", "finished_at", "updated_at"])
+    _announce(game, change)
+
+
+def _announce(game: Game, change: str | None) -> None:
     # A solo game has one screen, which the answer to its own request updates; every other game is
     # watched live (other players, spectators, the computer's moves).
     if game.kind != Game.Kind.SOLO:
-        transaction.on_commit(partial(pushes.game_changed, game.pk, game.version, change))
+        from dicegame.live import pushes  # the pushes render boards, which are built on this module
+
+        pushes.after_commit(game, change)
 
 
 def _roll(game: Game, t: Turn) -> None:

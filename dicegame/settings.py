@@ -286,6 +286,20 @@ PENTA_ABSENT_GRACE_SECONDS = float(os.environ.get("PENTA_ABSENT_GRACE_SECONDS", 
 PENTA_CLOCK_IN_WEB = env_bool("PENTA_CLOCK_IN_WEB", True)
 PENTA_CLOCK_INTERVAL = float(os.environ.get("PENTA_CLOCK_INTERVAL", "0.25"))
 PENTA_ROOM_EXPIRY_DAYS = 7
+# Presence (dicegame.live.presence): each web process beats this often; one silent for longer than
+# PENTA_PROCESS_STALE_SECONDS is taken for dead and the clock forgets its sockets.
+PENTA_HEARTBEAT_SECONDS = float(os.environ.get("PENTA_HEARTBEAT_SECONDS", "2"))
+PENTA_PROCESS_STALE_SECONDS = float(os.environ.get("PENTA_PROCESS_STALE_SECONDS", "10"))
+# Limits (dicegame.live.limits): open sockets per person (a user, a guest, an address) and per game;
+# messages per second a socket may send (a burst of PENTA_SOCKET_BURST), and all of a person's
+# sockets on one process together; a socket that keeps going over is closed.
+PENTA_MAX_SOCKETS_PER_PERSON = int(os.environ.get("PENTA_MAX_SOCKETS_PER_PERSON", "12"))
+PENTA_MAX_SOCKETS_PER_GAME = int(os.environ.get("PENTA_MAX_SOCKETS_PER_GAME", "60"))
+PENTA_SOCKET_RATE = float(os.environ.get("PENTA_SOCKET_RATE", "8"))
+PENTA_SOCKET_BURST = float(os.environ.get("PENTA_SOCKET_BURST", "16"))
+PENTA_PERSON_RATE = float(os.environ.get("PENTA_PERSON_RATE", "12"))
+PENTA_PERSON_BURST = float(os.environ.get("PENTA_PERSON_BURST", "24"))
+PENTA_SOCKET_ABUSE_LIMIT = int(os.environ.get("PENTA_SOCKET_ABUSE_LIMIT", "40"))
 PENTA_REMATCH_MINUTES = 30
 # Benchmark only: route ws/echo/ (a bare echo consumer) for the server bench/live_games.py starts.
 PENTA_BENCH_ECHO = env_bool("PENTA_BENCH_ECHO", False)

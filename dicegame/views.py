@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from dicegame import board as boards
 from dicegame import selectors, services
 from dicegame.actors import actor_from_request
 from dicegame.models import Game
@@ -80,8 +81,8 @@ def game_url(game_id: int, token: str = "") -> str:
 
 ALL_REGIONS = frozenset()  # empty: every region
 # What each action can change on the screen: the answer re-renders only those regions.
-HOLD_REGIONS = selectors.CHANGE_REGIONS["holds"]
-CHOOSE_REGIONS = selectors.CHANGE_REGIONS["choice"]
+HOLD_REGIONS = boards.CHANGE_REGIONS["holds"]
+CHOOSE_REGIONS = boards.CHANGE_REGIONS["choice"]
 
 
 def _render_game(
@@ -99,12 +100,12 @@ def _render_game(
         # The rows the action has just written and committed, under the game's lock: no need to read
         # them again (the actor's seat was checked by the action).
         game = acted
-        board = selectors.game_board(game=game, actor=actor, players=game.seats, turn=game._turn_in_play)
+        board = boards.game_board(game=game, actor=actor, players=game.seats, turn=game._turn_in_play)
     else:
         game = selectors.game_for_viewer(game_id=game_id, actor=actor, token=token)
         if game.is_cancelled:
             return _render_cancelled(request, game, error=error, status=status, token=token)
-        board = selectors.game_board(game=game, actor=actor, with_log=game.is_finished)
+        board = boards.game_board(game=game, actor=actor, with_log=game.is_finished)
     context = {
         "game": game,
         "board": board,

@@ -7,9 +7,9 @@ import pytest
 from django.utils import timezone
 
 from dicegame import computer, services
+from dicegame.board import _keep_label, game_board, game_hints
 from dicegame.models import Game, Player, Turn
 from dicegame.scoring import Box, Scoresheet
-from dicegame.selectors import _keep_label, game_board, game_hints
 from dicegame.services import Actor, GameActionError
 from dicegame.strategy import Bot, Strategy
 from tests.factories import GameFactory, PlayerFactory

@@ -10,6 +10,7 @@ from accounts import selectors, services
 from accounts.models import FriendRequest, Friendship, Profile
 from accounts.services import FriendError
 from dicegame.live import presence
+from dicegame.live.models import Connection, ServerProcess
 from dicegame.models import Game, Invitation
 from tests.factories import PASSWORD, GameFactory, UserFactory, befriend
 
@@ -204,25 +205,34 @@ def test_incoming_and_outgoing_requests(ann, bob):
 # -- presence --------------------------------------------------------------------------------------------
 
 
-def test_online_means_seen_within_seventy_seconds(ann, bob):
+def open_screen(user, channel_name):
+    presence.notice_socket_opened(
+        user_id=user.pk, identity=f"user:{user.pk}", channel_name=channel_name, language="en"
+    )
+
+
+def test_online_means_a_socket_held_by_a_live_process(ann, bob, settings):
     carl = UserFactory(username="carl")
-    now = timezone.now()
-    Profile.objects.create(user=ann, last_seen=now - timedelta(seconds=60))
-    Profile.objects.create(user=bob, last_seen=now - timedelta(seconds=75))
-    assert selectors.online_user_ids([ann.pk, bob.pk, carl.pk]) == {ann.pk}  # carl: no profile
+    open_screen(ann, "ann-tab")
+    assert selectors.online_user_ids([ann.pk, bob.pk, carl.pk]) == {ann.pk}
     assert selectors.online_user_ids([]) == set()
     assert presence.is_online(ann.pk) and not presence.is_online(bob.pk)
-
-
-def test_touch_heartbeat_and_leave(ann):
-    presence.presence_heartbeat(ann.pk)  # creates the profile
-    assert presence.is_online(ann.pk)
-    presence.presence_leave(ann.pk)
+    # The process holding the socket stops beating: offline, though no close was ever seen.
+    stale = timezone.now() - timedelta(seconds=settings.PENTA_PROCESS_STALE_SECONDS + 1)
+    ServerProcess.objects.update(beat_at=stale)
     assert not presence.is_online(ann.pk)
-    presence.presence_touch(ann.pk)
+    # The clock forgets the dead process's sockets.
+    assert presence.sweep_dead_processes() == 1
+    assert not Connection.objects.exists() and not ServerProcess.objects.exists()
+
+
+def test_a_second_tab_keeps_a_player_online_and_the_last_close_ends_it(ann):
+    open_screen(ann, "tab-1")
+    open_screen(ann, "tab-2")
+    presence.socket_closed("tab-1")
     assert presence.is_online(ann.pk)
-    Profile.objects.filter(user=ann).update(last_seen=timezone.now() - timedelta(seconds=69))
-    presence.presence_heartbeat(ann.pk)
+    presence.socket_closed("tab-2")
+    assert not presence.is_online(ann.pk)
     assert Profile.objects.get(user=ann).last_seen > timezone.now() - timedelta(seconds=5)
 
 
@@ -245,7 +255,7 @@ def test_friends_page_lists_friends_requests_and_presence(ann, bob):
     carl, dora, eve = (UserFactory(username=n) for n in ("carl", "dora", "eve"))
     befriend(ann, bob)
     befriend(ann, carl)
-    Profile.objects.create(user=bob, last_seen=timezone.now())
+    open_screen(bob, "bob-tab")
     incoming = FriendRequest.objects.create(from_user=dora, to_user=ann)
     FriendRequest.objects.create(from_user=ann, to_user=eve)
     html = logged_in(ann).get("/accounts/friends/").content.decode()

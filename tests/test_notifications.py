@@ -16,6 +16,7 @@ from accounts import services
 from accounts.models import Profile
 from dicegame.asgi import application
 from dicegame.live import presence
+from dicegame.live.models import ServerProcess
 from dicegame.live.notices import notice_html, notify_user
 from tests import factories
 from tests.factories import UserFactory
@@ -151,16 +152,12 @@ async def test_anything_but_a_ping_gets_an_error_frame_and_changes_nothing(flush
     user = await database_sync_to_async(UserFactory)()
     communicator, connected, _ = await connect(user)
     assert connected
-    old = timezone.now() - timedelta(seconds=60)
-    await set_last_seen(user, old)
     await communicator.send_to(text_data=message)
     await error_frame(communicator)
-    assert await last_seen(user) == old
-    # Still open: a ping works afterwards.
+    # Still open, and the player still online: a ping is taken without an answer.
     await communicator.send_to(text_data=json.dumps({"type": "ping"}))
-    await asyncio.sleep(0.2)
     assert await communicator.receive_nothing(timeout=0.2)
-    assert await last_seen(user) > old
+    assert await online(user)
     await communicator.disconnect()
 
 
@@ -189,17 +186,18 @@ async def test_error_frames_never_echo_the_input(flush_layer):
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
-async def test_ping_refreshes_last_seen(flush_layer):
+async def test_online_while_the_process_holding_the_socket_beats(flush_layer, settings):
     user = await database_sync_to_async(UserFactory)()
     communicator, connected, _ = await connect(user)
     assert connected
-    await set_last_seen(user, timezone.now() - timedelta(seconds=65))
-    await communicator.send_to(text_data=json.dumps({"type": "ping"}))
-    assert await communicator.receive_nothing(timeout=0.3)
-    assert await last_seen(user) > timezone.now() - timedelta(seconds=5)
-    # Nothing refreshes it without a ping: after the window the player is offline.
-    await set_last_seen(user, timezone.now() - timedelta(seconds=71))
+    assert await online(user) and await last_seen(user) > timezone.now() - timedelta(seconds=5)
+    # The process stops beating (killed, frozen): the player is offline, with no close ever seen.
+    stale = timezone.now() - timedelta(seconds=settings.PENTA_PROCESS_STALE_SECONDS + 1)
+    await database_sync_to_async(lambda: ServerProcess.objects.update(beat_at=stale))()
     assert not await online(user)
+    # It beats again: online again.
+    await database_sync_to_async(presence.beat)()
+    assert await online(user)
     await communicator.disconnect()
 
 

@@ -7,7 +7,7 @@ from django.test import Client
 from django.utils import timezone
 
 from dicegame import services
-from dicegame.live import rooms
+from dicegame.live import presence, rooms
 from dicegame.models import Game, Invitation, Turn
 from dicegame.services import Actor, GameActionError, GameNotFound
 from tests.factories import PASSWORD, UserFactory, befriend
@@ -239,13 +239,23 @@ def test_own_action_resets_the_missed_count(host, friend):
     assert game.players.get(user=host).missed_turns == 0
 
 
+def screen_opened(game, user, channel_name):
+    return presence.game_socket_opened(
+        game_id=game.pk,
+        actor=actor(user),
+        identity=f"user:{user.pk}",
+        channel_name=channel_name,
+        language="en",
+    )
+
+
 def test_disconnect_on_your_turn_starts_a_grace_period_when_no_timer(host, friend, settings):
     game = started_two_player_game(host, friend, turn_seconds=0)
     t = current(game.pk)
     assert t.deadline_at is not None  # the host had no screen open when the game started
-    rooms.seat_connection(game_id=game.pk, actor=actor(host), channel_name="chan-1")
+    screen_opened(game, host, "chan-1")
     Turn.objects.filter(pk=t.pk).update(deadline_at=None)
-    rooms.seat_disconnected(game_id=game.pk, channel_name="chan-1")
+    presence.socket_closed("chan-1")
     t.refresh_from_db()
     grace = (t.deadline_at - timezone.now()).total_seconds()
     assert 0 < grace <= settings.PENTA_ABSENT_GRACE_SECONDS
@@ -253,11 +263,11 @@ def test_disconnect_on_your_turn_starts_a_grace_period_when_no_timer(host, frien
 
 def test_second_screen_takes_over_the_seat(host, friend):
     game = started_two_player_game(host, friend)
-    assert rooms.seat_connection(game_id=game.pk, actor=actor(host), channel_name="tab-1") == ""
-    assert rooms.seat_connection(game_id=game.pk, actor=actor(host), channel_name="tab-2") == "tab-1"
+    assert screen_opened(game, host, "tab-1").taken_over == ""
+    assert screen_opened(game, host, "tab-2").taken_over == "tab-1"
     seat = game.players.get(user=host)
     assert seat.channel_name == "tab-2" and seat.connected
-    rooms.seat_disconnected(game_id=game.pk, channel_name="tab-1")  # the old tab closing changes nothing
+    presence.socket_closed("tab-1")  # the old tab closing changes nothing
     assert game.players.get(user=host).connected
 
 
@@ -351,12 +361,12 @@ def test_coming_back_clears_the_absence_grace_period(host, friend):
     game = started_two_player_game(host, friend, turn_seconds=0)
     t = current(game.pk)
     assert t.deadline_at is not None  # nobody had the game open when it started
-    rooms.seat_connection(game_id=game.pk, actor=actor(host), channel_name="tab")
+    screen_opened(game, host, "tab")
     t.refresh_from_db()
     assert t.deadline_at is None
 
 
 def test_coming_back_keeps_a_real_turn_timer(host, friend):
     game = started_two_player_game(host, friend, turn_seconds=60)
-    rooms.seat_connection(game_id=game.pk, actor=actor(host), channel_name="tab")
+    screen_opened(game, host, "tab")
     assert current(game.pk).deadline_at is not None

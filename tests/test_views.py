@@ -85,10 +85,14 @@ def test_hold_choose_and_confirm_through_htmx(user_client, game):
     assert response.status_code == 200
     done = Turn.objects.get(game=game, number=1)
     assert done.box == "CHANCE" and done.points == sum(done.dice)
-    assert (
-        f'data-box="CHANCE" data-action="box-CHANCE"\n            data-score="{done.points}"'
-        in response.content.decode()
-    )
+    # The written points stand in the seat's cell of the Chance row, and the box can't be chosen again.
+    row = re.search(
+        r'<tr class="box-row[^"]*"><th scope="row"><button[^>]*data-box="CHANCE"[^>]*>.*?</tr>',
+        response.content.decode(),
+        re.S,
+    ).group(0)
+    assert f'<td class="filled" data-score="{done.points}">{done.points}</td>' in row
+    assert re.search(r'data-box="CHANCE"[^>]*disabled', row)
 
 
 @pytest.mark.parametrize("htmx", [True, False])

@@ -3,28 +3,48 @@ idle rooms, whether or not any browser is watching.
 
 Each web process runs it in the background (started by the first request it serves); `manage.py
 run_timers` runs the same sweep as a process of its own. Any number may run at once: each change
-takes the game's row lock and happens exactly once."""
+takes the game's row lock and happens exactly once.
+
+Both run the one loop, `run_clock`, which outlives its database and Redis: a sweep that fails on a
+lost connection (a database restart, Redis down) logs one warning line, drops the broken database
+connection and tries again after a pause that doubles from BACKOFF_FIRST_SECONDS up to
+BACKOFF_MAX_SECONDS; when a sweep works again it logs that it recovered. Any other error is logged
+with its traceback and the loop carries on the same way. It never stops on an error."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
+from collections.abc import Callable
+from functools import partial
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import close_old_connections, connection
+from django.db import InterfaceError, OperationalError, close_old_connections, connection
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 logger = logging.getLogger(__name__)
 
 EXPIRY_SWEEP_SECONDS = 60.0
+PRESENCE_SWEEP_SECONDS = 1.0
+# The pause after a failed sweep: doubles from the first to the largest, back to the interval on success.
+BACKOFF_FIRST_SECONDS = 0.5
+BACKOFF_MAX_SECONDS = 30.0
+# Errors of a lost or refused connection, which the next attempts may not meet: one warning line each.
+DATABASE_ERRORS = (OperationalError, InterfaceError)
+TRANSIENT_ERRORS = (*DATABASE_ERRORS, RedisConnectionError, RedisTimeoutError, ConnectionError, TimeoutError)
 _task: asyncio.Task | None = None
 _last_expiry_sweep = 0.0
+_last_presence_sweep = 0.0
 
 
 def sweep() -> int:
     """One pass of the clock; returns how many games changed."""
     global _last_expiry_sweep
+    from dicegame.live.presence import sweep_dead_processes
     from dicegame.live.rooms import games_expire_idle
     from dicegame.services import games_settle_overdue
 
@@ -32,6 +52,12 @@ def sweep() -> int:
     # that is inside a transaction, as in a test).
     if not connection.in_atomic_block:
         close_old_connections()
+    # First the sockets of dead processes: a seat they held may owe its turn an absence grace period.
+    global _last_presence_sweep
+    now = time.monotonic()
+    if now - _last_presence_sweep > PRESENCE_SWEEP_SECONDS:
+        _last_presence_sweep = now
+        sweep_dead_processes()
     changed = games_settle_overdue()
     now = time.monotonic()
     if now - _last_expiry_sweep > EXPIRY_SWEEP_SECONDS:
@@ -40,13 +66,93 @@ def sweep() -> int:
     return changed
 
 
-async def _run(interval: float) -> None:
-    while True:
+def _sweep_in_thread(sweep_fn: Callable[[], int]) -> int:
+    """One sweep, in the thread whose database connection it uses. A broken connection is closed
+    there, so that the next sweep opens a new one instead of failing on the dead one again."""
+    try:
+        return sweep_fn()
+    except DATABASE_ERRORS:
+        drop_connection()
+        raise
+
+
+def drop_connection() -> None:
+    """Close this thread's database connection, quietly; never inside a transaction (a test's atomic
+    block), which closing would break."""
+    if connection.in_atomic_block:
+        return
+    try:
+        connection.close()
+    except Exception as exc:  # a dead connection may fail to close; it is dropped all the same
+        logger.debug("closing the broken database connection failed: %s", exc)
+
+
+def _one_line(exc: BaseException, limit: int = 300) -> str:
+    text = " ".join(str(exc).split()) or repr(exc)
+    return f"{type(exc).__name__}: {text[:limit]}"
+
+
+def backoff_seconds(failures: int) -> float:
+    """The pause after the `failures`-th failed sweep in a row (1, 2, ...)."""
+    return min(BACKOFF_FIRST_SECONDS * 2 ** min(failures - 1, 32), BACKOFF_MAX_SECONDS)
+
+
+async def _pause(seconds: float, stop: asyncio.Event | None) -> None:
+    if stop is None:
+        await asyncio.sleep(seconds)
+        return
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stop.wait(), timeout=seconds)
+
+
+async def run_clock(
+    interval: float,
+    *,
+    thread_sensitive: bool,
+    stop: asyncio.Event | None = None,
+    sweep_fn: Callable[[], int] | None = None,
+    on_sweep: Callable[[int], None] | None = None,
+) -> None:
+    """Sweep every `interval` seconds until `stop` is set (forever without one), surviving every error.
+
+    Each sweep runs in a thread (`sync_to_async`): with `thread_sensitive=True` always the same one,
+    so it keeps one database connection. Pushes sent after commit from a sweep come back to this
+    event loop (asgiref's async_to_sync finds it), so they share one loop and one channel layer."""
+    run_sweep = sync_to_async(partial(_sweep_in_thread, sweep_fn or sweep), thread_sensitive=thread_sensitive)
+    failures = 0
+    failing_since = 0.0
+    while stop is None or not stop.is_set():
         try:
-            await sync_to_async(sweep, thread_sensitive=False)()
-        except Exception:  # the clock must keep going; the error is logged
-            logger.exception("the game clock's sweep failed")
-        await asyncio.sleep(interval)
+            changed = await run_sweep()
+        except TRANSIENT_ERRORS as exc:
+            failures += 1
+            failing_since = failing_since if failures > 1 else time.monotonic()
+            pause = backoff_seconds(failures)
+            logger.warning(
+                "game clock: sweep failed (%s); retry %d in %.1f s", _one_line(exc), failures, pause
+            )
+        except Exception:
+            failures += 1
+            failing_since = failing_since if failures > 1 else time.monotonic()
+            pause = backoff_seconds(failures)
+            logger.exception("game clock: sweep failed unexpectedly; retry %d in %.1f s", failures, pause)
+        else:
+            if failures:
+                logger.warning(
+                    "game clock: recovered after %d failed sweep(s), %.1f s",
+                    failures,
+                    time.monotonic() - failing_since,
+                )
+                failures = 0
+            if on_sweep is not None:
+                on_sweep(changed)
+            pause = interval
+        await _pause(pause, stop)
+
+
+async def _run(interval: float) -> None:
+    # In a web process the sweeps stay off the thread that serves requests' database work.
+    await run_clock(interval, thread_sensitive=False)
 
 
 def ensure_running() -> None:

@@ -1,8 +1,15 @@
-"""The game socket: every change reaches every player and spectator as the page's own partials.
+"""The sockets: the game socket of every live game screen, and the notification socket of every
+logged-in page.
 
-Thin: it checks the right to see the game, joins the game's group, and on each "game.updated" event
-renders the board for its own viewer. Actions sent over the socket go through the same services as
-the HTTP views; a refused one gets an error frame and changes nothing.
+Thin. The game socket checks the right to see the game (`selectors.game_visible`, the same rule as
+the page), registers the screen (`presence`), and then forwards the pushes the services render after
+each change (`pushes`) without touching the database; it reads the database only to draw a whole board
+(on opening, when the screen missed a version, on the page's "sync"). Actions sent on it go through
+the same services as the HTTP views. Every message is rate limited (`limits`) and checked by type
+(`protocol`) before anything acts on it; a refused one gets an error frame and changes nothing.
+
+Close codes (the page does not reconnect after these): 4401 log in first, 4404 not your game,
+4409 another tab took the seat, 4429 too many messages, 4430 too many open screens.
 """
 
 from __future__ import annotations
@@ -12,20 +19,22 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 from django.http import Http404
 from django.template.loader import render_to_string
 from django.utils import translation
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _
 
 from dicegame import selectors, services
 from dicegame.actors import GUEST_SESSION_KEY
-from dicegame.live import pushes, rooms
+from dicegame.board import board_state, viewer_seat
+from dicegame.live import limits, presence, protocol, pushes, rooms
+from dicegame.live.notices import NOTICE_TEMPLATE, user_group
 from dicegame.models import Game
 from dicegame.services import Actor, GameActionError
 
-MAX_MESSAGE_BYTES = 4096
-CLOSE_NOT_ALLOWED = 4404
 CLOSE_LOGIN_REQUIRED = 4401
+CLOSE_NOT_ALLOWED = 4404
 CLOSE_TAKEN_OVER = 4409
 
 
@@ -35,21 +44,39 @@ def actor_from_scope(scope) -> Actor:
         return Actor(user_id=user.pk, name=user.get_username())
     session = scope.get("session")
     key = session.get(GUEST_SESSION_KEY, "") if session is not None else ""
-    return Actor(guest_key=key, name=_("Guest"))
+    return Actor(guest_key=key, name=str(_("Guest")))
+
+
+def scope_language(scope) -> str:
+    """The page's language: the language cookie, else Accept-Language, else the default."""
+    cookie = (scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME, "")
+    candidates = [cookie]
+    for name, value in scope.get("headers") or []:
+        if name == b"accept-language":
+            header = value.decode("latin-1")
+            candidates += [code for code, _q in translation.trans_real.parse_accept_lang_header(header)]
+    for candidate in candidates:
+        if not candidate:
+            continue
+        try:
+            return translation.get_supported_language_variant(candidate)
+        except LookupError:
+            continue
+    return settings.LANGUAGE_CODE
 
 
 def _turn_action(name):
-    def run(game_id, actor, msg):
-        turn, roll = int(msg["turn"]), int(msg["roll"])
+    def run(game_id: int, actor: Actor, msg: dict):
+        turn, roll = msg["turn"], msg["roll"]
         if name == "roll":
             return services.turn_roll(game_id=game_id, actor=actor, turn=turn, roll=roll)
         if name == "hold":
             return services.turn_toggle_hold(
-                game_id=game_id, actor=actor, turn=turn, roll=roll, die=int(msg["die"])
+                game_id=game_id, actor=actor, turn=turn, roll=roll, die=msg["die"]
             )
         if name == "choose":
             return services.turn_choose_box(
-                game_id=game_id, actor=actor, turn=turn, roll=roll, box=str(msg["box"])
+                game_id=game_id, actor=actor, turn=turn, roll=roll, box=msg["box"]
             )
         return services.turn_confirm(game_id=game_id, actor=actor, turn=turn, roll=roll)
 
@@ -66,94 +93,142 @@ ACTIONS = {
 }
 
 
-class GameConsumer(AsyncWebsocketConsumer):
+class _LimitedSocket(AsyncWebsocketConsumer):
+    """What both sockets share: the language, the limits, and error frames."""
+
+    language = settings.LANGUAGE_CODE
+    limiter: limits.SocketLimiter | None = None
+
+    async def _allowed(self) -> bool:
+        """Take a token for the message just received; False: it is dropped (and maybe the socket)."""
+        verdict = self.limiter.check() if self.limiter is not None else limits.ALLOW
+        if verdict == limits.ALLOW:
+            return True
+        if verdict == limits.TELL:
+            await self.send_error(_("Too many messages: slow down."), status=429)
+        elif verdict == limits.CLOSE:
+            await self.send_error(
+                _("Too many messages: this connection is closed. Reload the page."), status=429
+            )
+            await self.close(code=limits.CLOSE_FLOODING)
+        return False
+
+    async def send_error(self, message, *, status: int) -> None:
+        await self.send(text_data=self.render_error(message, status))
+
+    def render_error(self, message, status: int) -> str:
+        raise NotImplementedError
+
+    def release_limits(self) -> None:
+        if self.limiter is not None:
+            self.limiter.release()
+            self.limiter = None
+
+
+class GameConsumer(_LimitedSocket):
+    opened: presence.Opened | None = None
+    groups_joined: tuple = ()
+
     async def connect(self):
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
         self.actor = actor_from_scope(self.scope)
-        self.language = _language(self.scope)
+        self.language = scope_language(self.scope)
         self.version = -1
-        self.token = parse_qs(self.scope.get("query_string", b"").decode()).get("t", [""])[0]
-        allowed = await database_sync_to_async(self._may_watch)(self.token)
-        if allowed is None:
-            await self.close(code=CLOSE_LOGIN_REQUIRED)
-            return
-        if not allowed:
+        self.token = parse_qs(self.scope.get("query_string", b"").decode(errors="replace")).get("t", [""])[0]
+        # Accepted first, then closed with a code: a refused handshake reaches the browser as 1006,
+        # which the page would retry for ever.
+        await self.accept()
+        if not await database_sync_to_async(self._may_watch)():
             await self.close(code=CLOSE_NOT_ALLOWED)
             return
-        self.group = pushes.game_group(self.game_id)
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.accept()
-        previous = await database_sync_to_async(rooms.seat_connection)(
-            game_id=self.game_id, actor=self.actor, channel_name=self.channel_name
-        )
-        if previous:
-            await self.channel_layer.send(previous, {"type": "seat.taken_over"})
+        presence.ensure_heartbeat()
+        identity = presence.identity_of(self.actor, self.scope.get("client"))
+        try:
+            opened = await database_sync_to_async(presence.game_socket_opened)(
+                game_id=self.game_id,
+                actor=self.actor,
+                identity=identity,
+                channel_name=self.channel_name,
+                language=self.language,
+            )
+        except presence.SocketRefused as exc:
+            await self.send_error(exc.message, status=429)
+            await self.close(code=exc.code)
+            return
+        if opened is None:
+            await self.close(code=CLOSE_NOT_ALLOWED)
+            return
+        self.opened = opened
+        self.limiter = limits.SocketLimiter(identity)
+        self.groups_joined = (pushes.game_group(self.game_id),)
+        if opened.seat_id is None:
+            self.groups_joined += (pushes.spectators_group(self.game_id, self.language),)
+        for group in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
+        if opened.taken_over:
+            await self.channel_layer.send(opened.taken_over, {"type": "seat.taken_over"})
         await self.send_board()
 
-    def _may_watch(self, token: str) -> bool | None:
+    def _may_watch(self) -> bool:
         game = Game.objects.filter(pk=self.game_id).first()
-        if game is None:
-            return False
-        if game.kind == Game.Kind.FRIENDS and self.actor.user_id is None:
-            return None
-        return selectors.game_visible(game=game, actor=self.actor, token=token)
+        return game is not None and selectors.game_visible(game=game, actor=self.actor, token=self.token)
 
     async def disconnect(self, code):
-        if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-            await database_sync_to_async(rooms.seat_disconnected)(
-                game_id=self.game_id, channel_name=self.channel_name
-            )
+        self.release_limits()
+        if self.opened is None:
+            return
+        self.opened = None
+        for group in self.groups_joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        await database_sync_to_async(presence.socket_closed)(self.channel_name)
 
     async def receive(self, text_data=None, bytes_data=None):
-        if bytes_data is not None or text_data is None or len(text_data.encode()) > MAX_MESSAGE_BYTES:
-            await self.send_error(_("Messages are text of at most 4 KB."), status=413)
+        if self.opened is None or not await self._allowed():
             return
         try:
-            message = json.loads(text_data)
-        except ValueError:
-            await self.send_error(_("That message was not valid JSON."), status=400)
+            message = protocol.parse(text_data, bytes_data)
+        except protocol.BadMessage as exc:
+            await self.send_error(exc.message, status=exc.status)
             return
-        if not isinstance(message, dict):
-            await self.send_error(_("That message was not valid JSON."), status=400)
+        name = message["action"]
+        if name == "ping":
             return
-        name = message.get("action")
         if name == "sync":
             await self.send_board(force=True)
             return
-        action = ACTIONS.get(name)
-        if action is None:
-            await self.send_error(_("Unknown action: %(name)s.") % {"name": str(name)[:40]}, status=400)
-            return
         try:
-            await database_sync_to_async(action)(self.game_id, self.actor, message)
+            await database_sync_to_async(ACTIONS[name])(self.game_id, self.actor, message)
         except GameActionError as exc:
             await self.send_error(exc.message, status=exc.status)
-        except (KeyError, TypeError, ValueError):
-            await self.send_error(_("That action is missing a field or has a malformed one."), status=400)
 
-    # -- events from the group -------------------------------------------------------------------
+    # -- events from the channel layer -------------------------------------------------------------
 
-    async def game_updated(self, event):
-        if event["version"] <= self.version:
+    async def game_push(self, event):
+        """A change rendered for this screen by the service that made it (`pushes`)."""
+        version = event["version"]
+        if version <= self.version:
             return
-        # The next version after one this screen has: redraw only what that change can alter.
-        change = event.get("change")
-        partial = event["version"] == self.version + 1 and change in selectors.CHANGE_REGIONS
-        await self.send_board(regions=selectors.CHANGE_REGIONS[change] if partial else frozenset())
+        if event["partial"] and version != self.version + 1:
+            await self.send_board()  # a version went missing: the regions of this one are not enough
+            return
+        self.version = version
+        await self.send(text_data=event["html"])
+
+    async def game_refresh(self, event):
+        """The room changed before its start: every screen draws its own (the lobby differs per viewer)."""
+        if event["version"] > self.version:
+            await self.send_board()
 
     async def seat_taken_over(self, event):
-        await self.send(
-            text_data=await database_sync_to_async(self._render)(
-                "dicegame/game.html#taken-over", {"oob": True}
-            )
-        )
+        with translation.override(self.language):
+            html = render_to_string("dicegame/game.html#taken-over", {"oob": True})
+        await self.send(text_data=html)
         await self.close(code=CLOSE_TAKEN_OVER)
 
-    # -- rendering ---------------------------------------------------------------------------------
+    # -- a whole board, from the database -----------------------------------------------------------
 
-    async def send_board(self, force: bool = False, regions: frozenset = frozenset()):
-        html, version = await database_sync_to_async(self._board)(regions)
+    async def send_board(self, force: bool = False):
+        html, version = await database_sync_to_async(self._board)()
         if html is None:
             await self.close(code=CLOSE_NOT_ALLOWED)
             return
@@ -161,50 +236,91 @@ class GameConsumer(AsyncWebsocketConsumer):
             self.version = version
             await self.send(text_data=html)
 
-    def _board(self, regions: frozenset = frozenset()):
+    def _board(self) -> tuple[str | None, int]:
         try:
             game = selectors.game_for_viewer(game_id=self.game_id, actor=self.actor, token=self.token)
         except Http404:
             return None, 0
-        # Labels are made while the board is built, so build it in the viewer's language too.
+        if game.is_open:
+            with translation.override(self.language):
+                context = {
+                    "game": game,
+                    "board": None,
+                    "lobby": selectors.game_lobby(game=game, actor=self.actor),
+                    "oob": True,
+                }
+                return render_to_string("dicegame/game.html#live-update", context), game.version
+        state = board_state(game=game)
+        return pushes.render_board(state, viewer_seat(state, self.actor), self.language), game.version
+
+    def render_error(self, message, status: int) -> str:
         with translation.override(self.language):
-            context = {
-                "game": game,
-                "board": selectors.game_board(game=game, actor=self.actor),
-                "lobby": selectors.game_lobby(game=game, actor=self.actor),
-                "regions": regions,
-                "oob": True,
-            }
-        html = self._render("dicegame/game.html#live-update", context)
-        return html, game.version
-
-    def _render(self, template: str, context: dict) -> str:
-        with translation.override(self.language):
-            return render_to_string(template, context)
-
-    async def send_error(self, message: str, *, status: int):
-        html = await database_sync_to_async(self._render)(
-            "dicegame/message.html#messages", {"error": message, "oob": True, "status": status}
-        )
-        await self.send(text_data=html)
+            context = {"error": str(message), "oob": True, "status": status}
+            return render_to_string("dicegame/message.html#messages", context)
 
 
-def _language(scope) -> str:
-    from django.conf import settings
-    from django.utils.translation import get_supported_language_variant
+class NotificationConsumer(_LimitedSocket):
+    """`ws/notifications/`: live notices (friend requests, game invitations) to every page of a logged-in
+    player, and their presence. From the page it takes one message, the heartbeat `{"type": "ping"}`
+    (which keeps proxies from closing an idle socket); anything else gets an error notice."""
 
-    headers = dict(scope.get("headers", []))
-    cookie_lang = ""
-    for part in headers.get(b"cookie", b"").decode(errors="ignore").split(";"):
-        name, _sep, value = part.strip().partition("=")
-        if name == settings.LANGUAGE_COOKIE_NAME:
-            cookie_lang = value
-    accept = headers.get(b"accept-language", b"").decode(errors="ignore")
-    for candidate in [cookie_lang, *[p.split(";")[0].strip() for p in accept.split(",")]]:
-        if not candidate:
-            continue
+    user_id: int | None = None
+    registered = False
+
+    async def connect(self):
+        user = self.scope.get("user")
+        await self.accept()
+        if user is None or not user.is_authenticated:
+            await self.close(code=CLOSE_LOGIN_REQUIRED)
+            return
+        self.user_id = user.pk
+        self.language = scope_language(self.scope)
+        identity = f"user:{user.pk}"
+        presence.ensure_heartbeat()
         try:
-            return get_supported_language_variant(candidate)
-        except LookupError:
-            continue
-    return settings.LANGUAGE_CODE
+            await database_sync_to_async(presence.notice_socket_opened)(
+                user_id=user.pk, identity=identity, channel_name=self.channel_name, language=self.language
+            )
+        except presence.SocketRefused as exc:
+            await self.send_error(exc.message, status=429)
+            await self.close(code=exc.code)
+            return
+        self.registered = True
+        self.limiter = limits.SocketLimiter(identity)
+        await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
+
+    async def disconnect(self, code):
+        self.release_limits()
+        if not self.registered:
+            return
+        self.registered = False
+        await self.channel_layer.group_discard(user_group(self.user_id), self.channel_name)
+        await database_sync_to_async(presence.socket_closed)(self.channel_name)
+
+    async def receive(self, text_data=None, bytes_data=None):
+        if not self.registered or not await self._allowed():
+            return
+        if text_data is None:
+            await self.send_error(_("This socket accepts text messages only."), status=400)
+            return
+        if (
+            len(text_data) > protocol.MAX_MESSAGE_BYTES
+            or len(text_data.encode()) > protocol.MAX_MESSAGE_BYTES
+        ):
+            await self.send_error(_("That message is too long."), status=413)
+            return
+        try:
+            message = json.loads(text_data)
+        except ValueError:
+            await self.send_error(_("That message is not valid JSON."), status=400)
+            return
+        if not isinstance(message, dict) or message.get("type") != "ping":
+            await self.send_error(_("Unknown message: only a ping is expected here."), status=400)
+
+    async def notify(self, event):
+        """A notice for this player (`notices.notify_user`): passed to the page as it is."""
+        await self.send(text_data=event["html"])
+
+    def render_error(self, message, status: int) -> str:
+        with translation.override(self.language):
+            return render_to_string(NOTICE_TEMPLATE, {"text": str(message), "error": True})

@@ -329,49 +329,6 @@ def _restart_deadline(game: Game):
 
 
 @transaction.atomic
-def seat_connection(*, game_id: int, actor: Actor, channel_name: str) -> str:
-    """A screen of the actor's seat opened its socket: it becomes the seat's one live connection.
-    Returns the channel of the screen it takes over ("" if none)."""
-    game = _locked_game(game_id)
-    seat = next((p for p in game.players.all() if actor.owns(p)), None)
-    if seat is None:
-        return ""
-    previous = seat.channel_name if seat.channel_name != channel_name else ""
-    seat.channel_name = channel_name
-    seat.connected = True
-    seat.save(update_fields=["channel_name", "connected"])
-    if game.is_active and not game.turn_seconds:
-        # The player is back: a grace period started for their absence no longer applies.
-        turn = _current_turn(game)
-        if turn.player_id == seat.pk and turn.deadline_at is not None:
-            turn.deadline_at = None
-            turn.save(update_fields=["deadline_at"])
-    _bump(game)
-    return previous
-
-
-@transaction.atomic
-def seat_disconnected(*, game_id: int, channel_name: str) -> None:
-    """The seat's live screen closed. If it is that player's turn and no timer runs, a grace period
-    starts, so the table is not left waiting for somebody who has gone."""
-    game = Game.objects.select_for_update().filter(pk=game_id).first()
-    if game is None:
-        return
-    seat = game.players.filter(channel_name=channel_name).first()
-    if seat is None:
-        return
-    seat.channel_name = ""
-    seat.connected = False
-    seat.save(update_fields=["channel_name", "connected"])
-    if game.is_active and game.kind == Game.Kind.FRIENDS:
-        turn = _current_turn(game)
-        if turn.player_id == seat.pk and turn.deadline_at is None and not seat.computer_plays:
-            turn.deadline_at = timezone.now() + timedelta(seconds=settings.PENTA_ABSENT_GRACE_SECONDS)
-            turn.save(update_fields=["deadline_at"])
-    _bump(game)
-
-
-@transaction.atomic
 def rematch_accept(*, game_id: int, actor: Actor) -> Game | None:
     """Say yes to a rematch; when every person has, the new game starts with the same seats and the
     first seat moved one on. Returns the new game once it exists."""

@@ -4,9 +4,8 @@ from django.conf import settings
 from django.urls import path
 
 from dicegame import converters  # noqa: F401  (registers the id path converter)
-from dicegame.live.consumers import GameConsumer
+from dicegame.live.consumers import GameConsumer, NotificationConsumer
 from dicegame.live.echo import EchoConsumer
-from dicegame.live.notice_socket import NotificationConsumer
 
 websocket_urlpatterns = [
     path("ws/games/<id:game_id>/", GameConsumer.as_asgi()),

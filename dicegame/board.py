@@ -1,0 +1,448 @@
+"""What the game screen shows: built from rows already in memory, in two steps.
+
+`board_state` holds what every viewer of a game at one version sees alike (the dice, every seat's
+sheet, what each box would score, the timers); `board_for` adds what belongs to one viewer (whether
+they may act, their hints) and the labels in the active language. A change is thus worked out once
+and rendered once per kind of viewer (`view_key`), however many screens show it. Reads nothing from
+the database except the turn in play when it is not given (and the turn log when asked for)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from typing import NamedTuple
+
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+
+from dicegame.labels import box_label
+from dicegame.models import Game, Player, Turn
+from dicegame.scoring import UPPER_BONUS, UPPER_BONUS_THRESHOLD, Box, Scoresheet
+from dicegame.services import MAX_ROLLS, Actor, turn_auto_commit_remaining
+from dicegame.strategy import Strategy
+
+# The regions of the game screen (partials of dicegame/game.html, named after their DOM ids) a small
+# change can alter; any other change redraws them all.
+CHANGE_REGIONS = {
+    "holds": frozenset({"turn-status", "dice-tray"}),
+    "choice": frozenset({"turn-status", "scoresheet"}),
+    # A screen opened or closed: the presence marks, and a grace period that may start or end.
+    "presence": frozenset({"turn-status", "scoresheet"}),
+}
+LAST_UPPER = Box.SIXES
+
+
+@dataclass(frozen=True)
+class Die:
+    index: int  # 1-5
+    value: int | None
+    held: bool
+    label: str  # "Die 2: 5", in the viewer's language
+    pips_html: SafeString
+
+
+class Cell(NamedTuple):
+    # A tuple, so the template unpacks it in its loop instead of looking up attributes per cell.
+    filled: int | None  # points written, if filled
+    option: int | None  # points the current dice would write here, if legal (current seat only)
+
+
+def cells_html(cells: tuple[Cell, ...]) -> SafeString:
+    """One row's cells, a seat each: its points, what the current dice would score there, or nothing.
+
+    Made here rather than by a template loop: the cells are the same for every viewer, so they are
+    made once per change, and they are the bulk of the sheet (a template loop costs ~1 ms a sheet)."""
+    parts = []
+    for filled, option in cells:
+        if filled is not None:
+            parts.append(f'<td class="filled" data-score="{int(filled)}">{int(filled)}</td>')
+        elif option is not None:
+            parts.append(f'<td class="option"><span class="option-points">{int(option)}</span></td>')
+        else:
+            parts.append("<td></td>")
+    return mark_safe("".join(parts))
+
+
+@dataclass(frozen=True)
+class SheetRow:
+    """One box across every seat; the button and its state belong to the viewer."""
+
+    box: Box
+    label: str
+    cells: tuple[Cell, ...]
+    cells_html: SafeString
+    selectable: bool  # the viewer may choose this box for the current dice
+    chosen: bool
+
+    @property
+    def name(self) -> str:
+        return self.box.name
+
+    @property
+    def is_upper(self) -> bool:
+        return self.box.is_upper
+
+    @property
+    def last_upper(self) -> bool:
+        return self.box is LAST_UPPER
+
+
+@dataclass(frozen=True)
+class SeatSheet:
+    player: Player
+    sheet: Scoresheet
+    is_current: bool
+    is_mine: bool
+
+    @property
+    def upper_to_go(self) -> int:
+        return max(0, UPPER_BONUS_THRESHOLD - self.sheet.upper_total)
+
+
+@dataclass(frozen=True)
+class HintLine:
+    label: str
+    expected_total: float
+    cost: float  # expected final points given up against the best choice
+
+    @property
+    def is_best(self) -> bool:
+        return self.cost < 0.005
+
+
+@dataclass(frozen=True)
+class Hints:
+    """The optimal strategy's view of the player's position: every hold and every box, best first."""
+
+    expected_total: float  # under optimal play from here
+    keeps: list[HintLine]
+    boxes: list[HintLine]
+
+
+def _keep_label(keep: tuple[int, ...]) -> str:
+    if not keep:
+        return _("Reroll all five")
+    if len(keep) == 5:
+        return _("Hold all five: write now")
+    return _("Hold %(dice)s") % {"dice": " ".join(str(v) for v in keep)}
+
+
+def game_hints(*, sheet: Scoresheet, dice_values: tuple[int, ...] | None, rolls_used: int) -> Hints:
+    strategy = Strategy.shared()
+    if dice_values is None:
+        return Hints(expected_total=strategy.expected_total(sheet), keeps=[], boxes=[])
+    rolls_left = MAX_ROLLS - rolls_used
+    boxes = strategy.evaluate(sheet, dice_values, 0)
+    keeps = strategy.evaluate(sheet, dice_values, rolls_left) if rolls_left else []
+    best = max(c.expected_total for c in (keeps or boxes))
+    return Hints(
+        expected_total=best,
+        keeps=[HintLine(_keep_label(c.keep), c.expected_total, best - c.expected_total) for c in keeps[:6]],
+        boxes=[
+            HintLine(f"{box_label(c.box)} ({c.points})", c.expected_total, best - c.expected_total)
+            for c in boxes
+        ],
+    )
+
+
+_PIPS = {
+    1: (4,),
+    2: (0, 8),
+    3: (0, 4, 8),
+    4: (0, 2, 6, 8),
+    5: (0, 2, 4, 6, 8),
+    6: (0, 2, 3, 5, 6, 8),
+}
+
+
+def pips(value: int | None) -> tuple[bool, ...]:
+    """The 3x3 grid of pips of a face, row by row."""
+    on = _PIPS.get(value or 0, ())
+    return tuple(i in on for i in range(9))
+
+
+@cache
+def _pips_html(value: int | None) -> SafeString:
+    # Nine spans per die and five dice per board: made once per face, not by a template loop per push.
+    return mark_safe(
+        "".join('<span class="pip on"></span>' if on else '<span class="pip"></span>' for on in pips(value))
+    )
+
+
+@cache
+def _die_label(language: str, index: int, value: int | None) -> str:
+    if value:
+        return _("Die %(n)s: %(v)s") % {"n": index, "v": value}
+    return _("Die %(n)s: no value yet") % {"n": index}
+
+
+@cache
+def _box_labels(language: str) -> dict[Box, str]:
+    return {b: escape(box_label(b)) for b in Box}
+
+
+@dataclass(frozen=True)
+class BoardState:
+    """The game at one version as everybody sees it."""
+
+    game: Game
+    turn: Turn | None
+    players: list[Player]
+    current: Player | None
+    dice_values: tuple[int, ...] | None
+    held: tuple[bool, ...]
+    sheets: dict[int, Scoresheet]
+    options: dict[Box, int]
+    cells: dict[Box, tuple[Cell, ...]]
+    cells_html: dict[Box, SafeString]
+    countdown: float | None
+    next_step_ms: int | None
+    deadline_ms: int | None
+    game_url: str
+
+    @property
+    def rolls_used(self) -> int:
+        return self.turn.rolls_used if self.turn else 0
+
+    @property
+    def bot_playing(self) -> bool:
+        return bool(self.current and self.current.is_bot)
+
+
+def board_state(*, game: Game, players: list[Player] | None = None, turn: Turn | None = None) -> BoardState:
+    """The shared part of the board, from the game's rows (or those an action has just written)."""
+    players = players if players is not None else list(game.players.all())
+    if turn is None and not game.is_finished:
+        turn = Turn.objects.filter(game=game, completed_at__isnull=True).order_by("number").first()
+    current = next((p for p in players if turn and p.pk == turn.player_id), None)
+    dice_values = tuple(turn.dice) if turn and turn.dice else None
+    held = tuple(bool(h) for h in turn.held) if turn and turn.dice else (False,) * 5
+    sheets = {p.pk: p.sheet for p in players}
+    current_pk = current.pk if current is not None else None
+    options = sheets[current_pk].options(dice_values) if current and dice_values else {}
+    filled = [(p.pk == current_pk, sheets[p.pk].boxes) for p in players]
+    cells = {
+        b: tuple(Cell(boxes.get(b), options.get(b) if is_current else None) for is_current, boxes in filled)
+        for b in Box
+    }
+    bot_playing = bool(current and current.is_bot)
+    return BoardState(
+        game=game,
+        turn=turn,
+        players=players,
+        current=current,
+        dice_values=dice_values,
+        held=held,
+        sheets=sheets,
+        options=options,
+        cells=cells,
+        cells_html={b: cells_html(row) for b, row in cells.items()},
+        countdown=turn_auto_commit_remaining(turn) if turn and not turn.chosen_box else None,
+        next_step_ms=_ms_until(turn.next_step_at) if bot_playing and turn.next_step_at else None,
+        deadline_ms=_ms_until(turn.deadline_at) if turn and turn.deadline_at and not bot_playing else None,
+        game_url=reverse("dicegame:game", args=[game.pk]),
+    )
+
+
+def _ms_until(moment) -> int:
+    return max(0, int((moment - timezone.now()).total_seconds() * 1000))
+
+
+@dataclass(frozen=True)
+class Board:
+    """The game screen for one viewer (a seat's player, or a spectator when `my_seat` is None)."""
+
+    game: Game
+    turn: Turn | None
+    dice: list[Die]
+    seats: list[SeatSheet]
+    rows: list[SheetRow]
+    my_turn: bool
+    rolls_used: int
+    rolls_left: int
+    can_roll: bool
+    can_hold: bool
+    can_confirm: bool
+    chosen_label: str
+    must_sacrifice: bool
+    countdown: float | None
+    bot_playing: bool = False
+    next_step_ms: int | None = None
+    can_hint: bool = False
+    hints_on: bool = False
+    hints: Hints | None = None
+    my_seat: Player | None = None
+    deadline_ms: int | None = None
+    game_url: str = ""
+    turns: list[Turn] = field(default_factory=list)
+
+    @property
+    def spectator(self) -> bool:
+        return self.my_seat is None
+
+    @property
+    def upper_bonus(self) -> int:
+        return UPPER_BONUS
+
+    @property
+    def upper_threshold(self) -> int:
+        return UPPER_BONUS_THRESHOLD
+
+    @property
+    def countdown_ms(self) -> int | None:
+        return None if self.countdown is None else int(self.countdown * 1000)
+
+    @property
+    def countdown_seconds(self) -> int | None:
+        return None if self.countdown is None else int(-(-self.countdown // 1))
+
+    # The repeated parts of the hot regions (five dice, thirteen rows) are written here as strings, not
+    # by template loops: the `dice-tray` and `scoresheet` partials of dicegame/game.html print them, so
+    # pages, htmx answers and socket pushes still share one markup, at a tenth of a template's cost.
+
+    @property
+    def dice_html(self) -> SafeString:
+        held_text = escape(_("held"))
+        url = self.game_url
+        disabled = "" if self.can_hold else " disabled"
+        parts = []
+        for die in self.dice:
+            n = die.index
+            parts.append(
+                f'<button type="submit" form="game-form" class="die{" held" if die.held else ""}'
+                f'{"" if die.value else " blank"}" data-die="{n}" data-value="{die.value or ""}" '
+                f'data-action="die-{n}" aria-pressed="{"true" if die.held else "false"}" '
+                f'aria-label="{escape(die.label)}" formaction="{url}hold/{n}/" hx-post="{url}hold/{n}/"'
+                f'{disabled}><span class="pips" aria-hidden="true">{die.pips_html}</span>'
+                f'<span class="held-label" aria-hidden="true">{held_text if die.held else ""}</span></button>'
+            )
+        return mark_safe("\n".join(parts))
+
+    def _rows_html(self, upper: bool) -> SafeString:
+        url = self.game_url
+        parts = []
+        for row in self.rows:
+            if row.is_upper != upper:
+                continue
+            name = row.box.name
+            parts.append(
+                f'<tr class="box-row{" chosen" if row.chosen else ""}"><th scope="row">'
+                f'<button type="submit" form="game-form" class="box-button" data-box="{name}" '
+                f'data-action="box-{name}" aria-pressed="{"true" if row.chosen else "false"}" '
+                f'formaction="{url}choose/{name}/" hx-post="{url}choose/{name}/"'
+                f"{'' if row.selectable else ' disabled'}>{row.label}</button></th>{row.cells_html}</tr>"
+            )
+        return mark_safe("\n".join(parts))
+
+    @property
+    def upper_rows_html(self) -> SafeString:
+        return self._rows_html(upper=True)
+
+    @property
+    def lower_rows_html(self) -> SafeString:
+        return self._rows_html(upper=False)
+
+
+def viewer_seat(state: BoardState, actor: Actor) -> Player | None:
+    return next((p for p in state.players if actor.owns(p)), None)
+
+
+def view_key(state: BoardState, seat: Player | None) -> tuple:
+    """Viewers with equal keys see the same HTML (in one language): everything `board_for` takes
+    from the viewer is in here."""
+    if seat is None:
+        return ("spectator",)
+    acting = state.current is not None and state.current.pk == seat.pk
+    return ("seat", acting, seat.stand_in, seat.hints and state.game.kind != Game.Kind.FRIENDS)
+
+
+def board_for(state: BoardState, seat: Player | None) -> Board:
+    """The board as `seat`'s player sees it (None: a spectator), labelled in the active language."""
+    game, turn, current = state.game, state.turn, state.current
+    my_turn = seat is not None and current is not None and seat.pk == current.pk
+    dice_values, held = state.dice_values, state.held
+    language = get_language() or ""
+    labels = _box_labels(language)
+    chosen = turn.chosen_box if turn else ""
+    rows = [
+        SheetRow(
+            box=b,
+            label=labels[b],
+            cells=state.cells[b],
+            cells_html=state.cells_html[b],
+            selectable=my_turn and b in state.options,
+            chosen=chosen == b.name,
+        )
+        for b in Box
+    ]
+    seats = [
+        SeatSheet(
+            player=p,
+            sheet=state.sheets[p.pk],
+            is_current=current is not None and p.pk == current.pk,
+            is_mine=seat is not None and p.pk == seat.pk,
+        )
+        for p in state.players
+    ]
+    rolls_used = state.rolls_used
+    can_hint = seat is not None and game.kind != Game.Kind.FRIENDS and not game.is_finished
+    hints_on = can_hint and seat.hints
+    hints = None
+    if hints_on:
+        hints = game_hints(
+            sheet=state.sheets[seat.pk],
+            dice_values=dice_values if my_turn else None,
+            rolls_used=rolls_used if my_turn else 0,
+        )
+    values = dice_values or (None,) * 5
+    return Board(
+        game=game,
+        turn=turn,
+        dice=[
+            Die(
+                index=i + 1,
+                value=value,
+                held=held[i],
+                label=_die_label(language, i + 1, value),
+                pips_html=_pips_html(value),
+            )
+            for i, value in enumerate(values)
+        ],
+        seats=seats,
+        rows=rows,
+        my_turn=my_turn,
+        rolls_used=rolls_used,
+        rolls_left=MAX_ROLLS - rolls_used,
+        can_roll=my_turn and rolls_used < MAX_ROLLS and not (dice_values and all(held)),
+        can_hold=my_turn and dice_values is not None and rolls_used < MAX_ROLLS,
+        can_confirm=my_turn and bool(chosen),
+        chosen_label=labels[Box[chosen]] if chosen else "",
+        must_sacrifice=bool(my_turn and dice_values and state.sheets[current.pk].must_sacrifice(dice_values)),
+        countdown=state.countdown,
+        bot_playing=state.bot_playing,
+        next_step_ms=state.next_step_ms,
+        can_hint=can_hint,
+        hints_on=hints_on,
+        hints=hints,
+        my_seat=seat,
+        deadline_ms=state.deadline_ms,
+        game_url=state.game_url,
+    )
+
+
+def game_board(
+    *, game: Game, actor: Actor, with_log: bool = False, players: list | None = None, turn: Turn | None = None
+) -> Board:
+    """Everything the game screen shows, for this actor, from the game's current rows (or from the rows
+    an action has just written and committed: its seats and the turn in play)."""
+    state = board_state(game=game, players=players, turn=turn)
+    board = board_for(state, viewer_seat(state, actor))
+    if with_log:
+        from dicegame.selectors import game_turn_log
+
+        board.turns.extend(game_turn_log(game=game))
+    return board
