@@ -8,6 +8,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test import Client, override_settings
 from django.urls import NoReverseMatch, reverse
+from django.utils import translation
 
 from accounts.forms import SignupForm
 from accounts.models import FriendRequest, Friendship
@@ -21,6 +22,13 @@ HX = {"HTTP_HX_REQUEST": "true"}
 NUL_MESSAGE = "NUL character"
 TOO_BIG = 2**70  # 1180591620717411303424
 INT64_MAX = 2**63 - 1
+
+
+@pytest.fixture(autouse=True)
+def _default_language():
+    """A request in Dutch leaves Dutch active in the thread: end each test in the default language."""
+    yield
+    translation.deactivate()
 
 
 def logged_in(user) -> Client:

@@ -10,6 +10,7 @@ import pytest
 from django.contrib.auth.hashers import MD5PasswordHasher
 from django.core.management import call_command
 from django.test import Client, override_settings
+from django.utils import translation
 
 from tests.factories import PASSWORD, UserFactory
 
@@ -17,6 +18,13 @@ pytestmark = pytest.mark.django_db
 LOCKED = "Too many failed attempts to log in"
 PER_ACCOUNT = 5
 PER_ADDRESS = 20
+
+
+@pytest.fixture(autouse=True)
+def _default_language():
+    """A request in Dutch leaves Dutch active in the thread: end each test in the default language."""
+    yield
+    translation.deactivate()
 
 
 def attempt(username: str, password: str, *, address: str = "10.1.1.1", client: Client | None = None):
