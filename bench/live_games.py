@@ -1,20 +1,32 @@
-"""Benchmark: live two-player games over WebSockets, K at a time, against a bare Channels echo.
+"""Benchmark: live two-player games over WebSockets on the production set-up, against a bare Channels echo.
 
-Starts its own daphne server over a temporary database (a SQLite file in a temporary directory, or the
-empty database named by --database-url), creates 2K users, K started two-player games and one logged-in
-session per user with the ORM, then for each K opens both players' sockets and plays all K games at
-once: the player whose turn it is sends roll, hold one die, choose an enabled box, confirm. One sample
-is the time from sending an action to the OTHER player's socket receiving the board with the new
-data-version. A bare echo consumer on the same server (ws/echo/) is the baseline: it is pinged all
-through each game phase (interleaved, so machine noise and server load hit both alike), and once on
-the idle server before the first phase ("quiet").
+The production set-up: PostgreSQL, Redis, N daphne processes (default 2) with the game clock off
+(PENTA_CLOCK_IN_WEB=false) and ONE `manage.py run_timers` process as the clock. The bench creates a
+temporary PostgreSQL database itself (--pg-server; dropped at the end) or uses an empty one
+(--database-url), creates the users, their logged-in sessions and the started two-seat games with
+the ORM, starts the processes, and measures, once per channel layer (--layer pubsub,core):
 
-    .venv/bin/python bench/live_games.py [--k 10,50,200] [--turns 4] [--seconds 60]
-    .venv/bin/python bench/live_games.py --database-url postgres://u:p@127.0.0.1:5432/empty_db
+1. Paced games (the main mode): K games at once (default K = 50, 100, 200), each player acting after a
+   think time of 0.8-1.2 s (seeded) and playing each turn as a person does: roll, hold one or two
+   dice, roll again, choose an enabled box, confirm. Player A of every game is on one daphne process
+   and player B on the other, so every push crosses processes through Redis. One sample is the time
+   from a player sending an action to the OTHER player's socket receiving a frame with a higher
+   data-version. (--mode closed: the same games with no think time, every game with one action in
+   flight all the time.)
+2. Throughput: K games (default 100) on ONE daphne process, closed loop with no think time: the
+   actions per second that one process serves, and its CPU time per action.
 
-REDIS_URL from the environment (if set) selects the channels-redis layer, as in production. The
-exit status is 1 if any action failed (an error frame, no answer within 5 s, a closed socket) or
-the server did not start; the latency aim (p99 under 50 ms at the largest K) is printed, not enforced.
+A bare echo consumer (ws/echo/, one socket per process) is pinged all through each phase, so machine
+noise and server load hit the baseline too. CPU time per action: the daphne processes and the
+run_timers process (from /proc/<pid>/stat), PostgreSQL (the backends of the bench's database, polled
+from pg_stat_activity) and Redis (INFO cpu: the whole server), and the bench client itself.
+
+    .venv/bin/python bench/live_games.py --pg-server postgres://u:p@127.0.0.1:5432/postgres \\
+        --redis-url redis://127.0.0.1:6379/0 [--layer pubsub,core] [--k 50,100,200] [--json PATH]
+
+The exit status is 1 if any action failed (an error frame, no answer within 5 s, a socket that closed)
+or a server process did not start or died; the aims (p99 under 50 ms at the largest K with no errors,
+at least 300 actions/s on one process) are printed, not enforced.
 """
 
 from __future__ import annotations
@@ -27,51 +39,137 @@ import math
 import os
 import random
 import re
+import resource
 import secrets
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
-from daphne_server import HOST, ROOT, DaphneServer
+from daphne_server import HOST, ROOT, ClockProcess, DaphneServer, process_cpu
 
 AIM_P99_MS = 50.0
+AIM_K = 200  # the p99 aim holds at this many games at once
+AIM_ACTIONS_PER_S = 300.0
 ACTION_TIMEOUT = 5.0  # seconds: a later answer counts as an error
-ACTIONS_PER_TURN = ("roll", "hold", "choose", "confirm")
+IDLE_SECONDS = 3.0  # the servers' CPU with nothing to do, measured before the phases
+MAX_TURNS = 26  # a two-player game: 13 rounds of two turns
+LAYERS = ("pubsub", "core")
+ACTION_KINDS = ("roll", "hold", "choose", "confirm")
 
 VERSION_RE = re.compile(r'<div id="game-status"[^>]*\bdata-version="(\d+)"')
 TURN_RE = re.compile(r'<input type="hidden" name="turn" value="(\d+)">')
 ROLL_RE = re.compile(r'<input type="hidden" name="roll" value="(\d+)">')
 BOX_BUTTON_RE = re.compile(r'<button\b[^>]*\bdata-box="([A-Z_]+)"[^>]*>')
 ROLL_BUTTON_RE = re.compile(r'<button\b[^>]*\bdata-action="roll"[^>]*>')
+DISABLED_RE = re.compile(r"\sdisabled\b")
 
 
-# -- the server --------------------------------------------------------------------------------------
+# -- the database --------------------------------------------------------------------------------------
 
 
-def server_env(workdir: Path, database_url: str | None) -> dict[str, str]:
+def with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
+
+
+class Database:
+    """Where the bench's data lives: a temporary PostgreSQL database that the bench creates on the
+    server of --pg-server and drops at the end, the existing empty database of --database-url (left in
+    place), or a SQLite file in the work directory (not the production set-up)."""
+
+    def __init__(self, args, workdir: Path):
+        self.server_url = args.pg_server
+        self.url: str | None = args.database_url
+        self.sqlite_path = workdir / "bench.sqlite3"
+        self.created: str | None = None  # the temporary database's name
+
+    def create(self) -> None:
+        if not self.server_url:
+            return
+        import psycopg
+        from psycopg import sql
+
+        name = f"penta_bench_{secrets.token_hex(4)}"
+        admin = (
+            self.server_url
+            if urlsplit(self.server_url).path.strip("/")
+            else with_database(self.server_url, "postgres")
+        )
+        with psycopg.connect(admin, autocommit=True, connect_timeout=10) as conn:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        self.created = name
+        self.url = with_database(self.server_url, name)
+
+    def drop(self) -> str:
+        if not self.created:
+            return ""
+        import psycopg
+        from psycopg import sql
+
+        admin = (
+            self.server_url
+            if urlsplit(self.server_url).path.strip("/")
+            else with_database(self.server_url, "postgres")
+        )
+        try:
+            with psycopg.connect(admin, autocommit=True, connect_timeout=10) as conn:
+                conn.execute(
+                    sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(self.created))
+                )
+        except Exception as exc:
+            return f"could not drop the temporary database {self.created}: {exc!r}; drop it by hand"
+        return f"dropped the temporary database {self.created}"
+
+    @property
+    def kind(self) -> str:
+        return "postgresql" if self.url else "sqlite"
+
+    @property
+    def name(self) -> str:
+        return urlsplit(self.url).path.strip("/") if self.url else str(self.sqlite_path)
+
+
+# -- the servers' settings -----------------------------------------------------------------------------
+
+
+def server_env(db: Database, redis_url: str, layer: str, secret_key: str, tag: str) -> dict[str, str]:
     env = dict(os.environ)
-    env.pop("DATABASE_URL", None)
-    if database_url:
-        env["DATABASE_URL"] = database_url
+    for name in ("DATABASE_URL", "REDIS_URL", "CACHE_URL", "SQLITE_PATH", "PENTA_CHANNEL_LAYER"):
+        env.pop(name, None)
+    if db.url:
+        env["DATABASE_URL"] = db.url
     else:
-        env["SQLITE_PATH"] = str(workdir / "bench.sqlite3")
+        env["SQLITE_PATH"] = str(db.sqlite_path)
+    if redis_url:
+        env["REDIS_URL"] = redis_url
     env.update(
         DJANGO_SETTINGS_MODULE="dicegame.settings",
         DEBUG="false",
         SECURE_SSL_REDIRECT="false",
         SECURE_COOKIES="false",
         ALLOWED_HOSTS=HOST,
+        WHITENOISE_USE_FINDERS="true",  # no collectstatic for a bench
         PENTA_BENCH_ECHO="true",
-        # The games are made before anybody connects, so each first turn gets the absent player's
-        # grace deadline (connecting later does not clear it): keep it from firing during the run.
-        PENTA_ABSENT_GRACE_SECONDS="3600",
-        # The bench process signs the sessions the server reads: both must use the same key.
-        SECRET_KEY=env.get("SECRET_KEY") or "bench-" + secrets.token_urlsafe(32),
+        PENTA_CHANNEL_LAYER=layer,
+        # Production: the web processes do not run the clock; the one run_timers process does.
+        PENTA_CLOCK_IN_WEB="false",
+        # The games exist before anybody connects: no absent player's grace period may end a turn.
+        PENTA_ABSENT_GRACE_SECONDS="86400",
+        # The players roll twice and choose at once, so no turn reaches the 3-s auto-commit; made
+        # long anyway so that an overloaded server cannot turn a late choice into an auto-commit.
+        PENTA_AUTO_COMMIT_SECONDS="86400",
+        # Shared Redis: keys of this run's cache apart from anybody else's.
+        PENTA_CACHE_PREFIX=f"penta-bench-{tag}",
+        # The bench process signs the sessions the servers read: both use the same key.
+        SECRET_KEY=secret_key,
     )
     return env
 
@@ -80,9 +178,11 @@ def server_env(workdir: Path, database_url: str | None) -> dict[str, str]:
 
 
 def django_setup(env: dict[str, str]) -> None:
-    os.environ.update(env)
-    if "DATABASE_URL" not in env:
-        os.environ.pop("DATABASE_URL", None)
+    """The ORM in this process, on the bench's database, with the in-memory channel layer (pushes of the
+    set-up go nowhere) and the local-memory cache."""
+    for name in ("DATABASE_URL", "REDIS_URL", "CACHE_URL", "SQLITE_PATH"):
+        os.environ.pop(name, None)
+    os.environ.update({k: v for k, v in env.items() if k not in ("REDIS_URL", "CACHE_URL")})
     sys.path.insert(0, str(ROOT))
     import django
 
@@ -102,8 +202,31 @@ def check_empty_database() -> None:
 
 def migrate(env: dict[str, str]) -> None:
     subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--no-input", "-v0"], cwd=ROOT, env=env, check=True
+        [sys.executable, "manage.py", "migrate", "--no-input", "--skip-checks", "-v0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
     )
+
+
+def spread_ids() -> int:
+    """Start the game and user ids at a random high number: the channel layer's group names (game_<id>,
+    user_<id>) then stay apart from those of anybody else using the same Redis (tests, another bench)."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
+    from dicegame.models import Game
+
+    base = random.SystemRandom().randrange(10**8, 10**9)
+    with connection.cursor() as cursor:
+        for model in (Game, get_user_model()):
+            table = model._meta.db_table
+            if connection.vendor == "postgresql":
+                cursor.execute("SELECT setval(pg_get_serial_sequence(%s, 'id'), %s)", [table, base])
+            elif connection.vendor == "sqlite":
+                cursor.execute("DELETE FROM sqlite_sequence WHERE name = %s", [table])
+                cursor.execute("INSERT INTO sqlite_sequence (name, seq) VALUES (%s, %s)", [table, base])
+    return base
 
 
 def make_players(count: int) -> list[tuple[int, str, str]]:
@@ -118,7 +241,9 @@ def make_players(count: int) -> list[tuple[int, str, str]]:
     user_model.objects.bulk_create(
         [user_model(username=f"bench{tag}_{i}", password=make_password(None)) for i in range(count)]
     )
-    backend = settings.AUTHENTICATION_BACKENDS[0]
+    backends = settings.AUTHENTICATION_BACKENDS
+    model_backend = "django.contrib.auth.backends.ModelBackend"
+    backend = model_backend if model_backend in backends else backends[0]
     players = []
     for user in user_model.objects.filter(username__startswith=f"bench{tag}_").order_by("pk"):
         session = SessionStore()
@@ -146,6 +271,152 @@ def make_games(players: list[tuple[int, str, str]], k: int) -> list[tuple[int, t
     return games
 
 
+# -- CPU meters ----------------------------------------------------------------------------------------
+
+
+def machine_busy() -> float:
+    """CPU seconds the whole machine has been busy so far, all cores (/proc/stat), NaN elsewhere."""
+    try:
+        fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:9]]
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+    user, nice, system, idle, iowait, irq, softirq, steal = fields
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def self_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def redis_cpu(url: str) -> float:
+    """Redis's own CPU seconds so far (INFO cpu): the whole server, whoever else uses it."""
+    if not url:
+        return float("nan")
+    try:
+        import redis
+
+        client = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+        try:
+            info = client.info("cpu")
+        finally:
+            client.close()
+        return float(info["used_cpu_sys"]) + float(info["used_cpu_user"])
+    except Exception:
+        return float("nan")
+
+
+def is_local_postgres(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip().startswith("postgres")
+    except OSError:
+        return False
+
+
+class PostgresCpu:
+    """The CPU time of the PostgreSQL backends serving the bench's database during a phase: their pids
+    from pg_stat_activity, polled every `interval` s by a thread, their CPU from /proc (a backend that
+    ends between two polls loses at most one interval). NaN when the server is not on this machine."""
+
+    def __init__(self, url: str | None, interval: float = 0.5):
+        self.url = url
+        self.interval = interval
+        self.first: dict[int, float] = {}
+        self.last: dict[int, float] = {}
+        self.local = True
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._conn = None
+
+    def _poll(self) -> None:
+        pids = [
+            row[0]
+            for row in self._conn.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid()"
+            )
+        ]
+        for pid in pids:
+            if pid not in self.last and not is_local_postgres(pid):
+                self.local = False
+                continue
+            cpu = process_cpu(pid)
+            if math.isnan(cpu):
+                continue
+            # A backend first seen now started during the phase: all its CPU belongs to it.
+            self.first.setdefault(pid, 0.0 if self._started else cpu)
+            self.last[pid] = cpu
+
+    def start(self) -> None:
+        if not self.url:
+            return
+        import psycopg
+
+        self.first, self.last, self.local = {}, {}, True
+        self._stop.clear()
+        self._conn = psycopg.connect(self.url, autocommit=True, connect_timeout=10)
+        self._started = False
+        self._poll()
+        self._started = True
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            with contextlib.suppress(Exception):
+                self._poll()
+
+    def stop(self) -> float:
+        if self._thread is None:
+            return float("nan")
+        self._stop.set()
+        self._thread.join(5)
+        self._thread = None
+        with contextlib.suppress(Exception):
+            self._poll()
+        with contextlib.suppress(Exception):
+            self._conn.close()
+        if not self.local or not self.last:
+            return float("nan")
+        return sum(self.last[pid] - self.first[pid] for pid in self.last)
+
+
+class Meters:
+    """Cumulative CPU seconds of every process a phase is charged with."""
+
+    def __init__(self, servers: list[DaphneServer], clock: ClockProcess, redis_url: str, pg: PostgresCpu):
+        self.servers = servers
+        self.clock = clock
+        self.redis_url = redis_url
+        self.pg = pg
+
+    def begin(self) -> dict:
+        self.pg.start()
+        return self.snapshot()
+
+    def end(self, before: dict) -> dict:
+        after = self.snapshot()
+        return {
+            "wall_s": after["wall"] - before["wall"],
+            "web_s": [a - b for a, b in zip(after["web"], before["web"], strict=True)],
+            "clock_s": after["clock"] - before["clock"],
+            "postgres_s": self.pg.stop(),
+            "redis_s": after["redis"] - before["redis"],
+            "client_s": after["client"] - before["client"],
+            "machine_s": after["machine"] - before["machine"],
+        }
+
+    def snapshot(self) -> dict:
+        return {
+            "wall": time.perf_counter(),
+            "web": [s.cpu() for s in self.servers],
+            "clock": self.clock.cpu(),
+            "redis": redis_cpu(self.redis_url),
+            "client": self_cpu(),
+            "machine": machine_busy(),
+        }
+
+
 # -- the client ----------------------------------------------------------------------------------------
 
 
@@ -154,16 +425,17 @@ class ActionFailed(Exception):
 
 
 class Seat:
-    """One player's socket. A reader task keeps the latest board and wakes whoever waits for a version
-    above a given one with the time the frame arrived."""
+    """One player's socket. A reader task keeps what the page would show (the form's turn and roll
+    fields, the roll button, the last scoresheet: a push after a small change carries only some
+    regions) and wakes whoever waits for a version above a given one with the frame's arrival time."""
 
     def __init__(self, name: str, ws):
         self.name = name
         self.ws = ws
         self.version = -1
-        self.html = ""
-        # A push after a small change (a hold, a chosen box) redraws only some regions, as a page's
-        # DOM keeps the rest: keep the last scoresheet seen, like the page does.
+        self.turn: int | None = None
+        self.roll: int | None = None
+        self.can_roll = False
         self.sheet_html = ""
         self.waiters: list[tuple[int, asyncio.Future]] = []
         self.error_future: asyncio.Future | None = None
@@ -172,6 +444,18 @@ class Seat:
         self.closing = False  # closed by us
         self.last_frame = time.perf_counter()
         self.task = asyncio.get_running_loop().create_task(self._read())
+
+    def _keep(self, frame: str) -> None:
+        turn, roll = TURN_RE.search(frame), ROLL_RE.search(frame)
+        if turn and roll:
+            self.turn, self.roll = int(turn.group(1)), int(roll.group(1))
+        if 'id="scoresheet"' in frame:
+            self.sheet_html = frame
+        button = ROLL_BUTTON_RE.search(frame)
+        if button:
+            self.can_roll = not DISABLED_RE.search(button.group(0))
+        elif 'id="dice-tray"' in frame:
+            self.can_roll = False
 
     async def _read(self) -> None:
         try:
@@ -185,9 +469,7 @@ class Seat:
                     version = int(match.group(1))
                     if version > self.version:
                         self.version = version
-                        self.html = frame
-                        if 'id="scoresheet"' in frame:
-                            self.sheet_html = frame
+                        self._keep(frame)
                         keep = []
                         for above, fut in self.waiters:
                             if version > above:
@@ -233,36 +515,8 @@ def _alert_text(frame: str) -> str:
     return (match.group(1) if match else frame[:120]).strip()
 
 
-def board_fields(html: str) -> tuple[int, int]:
-    turn, roll = TURN_RE.search(html), ROLL_RE.search(html)
-    if not turn or not roll:
-        raise ActionFailed("no turn/roll fields in the board")
-    return int(turn.group(1)), int(roll.group(1))
-
-
 def enabled_boxes(html: str) -> list[str]:
-    return [m.group(1) for m in BOX_BUTTON_RE.finditer(html) if not re.search(r"\sdisabled\b", m.group(0))]
-
-
-def roll_enabled(html: str) -> bool:
-    match = ROLL_BUTTON_RE.search(html)
-    return bool(match) and not re.search(r"\sdisabled\b", match.group(0))
-
-
-class Phase:
-    """The figures of one K."""
-
-    def __init__(self, k: int, turns: int):
-        self.k = k
-        self.turns = turns
-        self.server_cpu = float("nan")  # seconds of daphne CPU time during the games
-        self.samples: list[float] = []  # ms
-        self.by_kind: dict[str, list[float]] = defaultdict(list)
-        self.echo: list[float] = []  # ms, interleaved with the games
-        self.failures: list[str] = []
-        self.turns_done = 0
-        self.connect_seconds = float("nan")  # opening the 2K sockets until every screen settled
-        self.seconds = 0.0
+    return [m.group(1) for m in BOX_BUTTON_RE.finditer(html) if not DISABLED_RE.search(m.group(0))]
 
 
 async def open_socket(url: str, port: int, session_key: str):
@@ -279,21 +533,142 @@ async def open_socket(url: str, port: int, session_key: str):
     )
 
 
-async def play_game(a: Seat, b: Seat, phase: Phase, turns: int, deadline: float, rng: random.Random) -> None:
-    seats = (a, b)
-    for turn_index in range(turns):
-        actor, other = seats[turn_index % 2], seats[1 - turn_index % 2]
-        if not roll_enabled(actor.html):
-            phase.failures.append(f"{actor.name}: the roll button is not enabled at the start of its turn")
-            return
-        for kind in ACTIONS_PER_TURN:
+@dataclass
+class Spec:
+    """What one phase plays."""
+
+    run: str  # "paced", "closed" or "throughput"
+    k: int
+    processes: int  # the players are spread over the first `processes` daphne processes
+    think: tuple[float, float]  # seconds before each action (0, 0: closed loop)
+    seconds: float
+    turns: int
+
+
+@dataclass
+class Phase:
+    """The figures of one phase."""
+
+    spec: Spec
+    layer: str
+    samples: list[float] = field(default_factory=list)  # ms
+    by_kind: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    echo: list[float] = field(default_factory=list)  # ms, interleaved with the games
+    failures: list[str] = field(default_factory=list)
+    turns_done: int = 0
+    late: int = 0  # throughput phase: answers later than ACTION_TIMEOUT (not errors there)
+    connect_seconds: float = float("nan")  # opening the 2K sockets until every screen settled
+    seconds: float = 0.0
+    cpu: dict = field(default_factory=dict)
+    load_average: float = float("nan")
+
+    # -- derived figures --
+
+    @property
+    def actions(self) -> int:
+        return len(self.samples)
+
+    @property
+    def actions_per_s(self) -> float:
+        return self.actions / self.seconds if self.seconds > 0 else float("nan")
+
+    def per_action_ms(self, seconds: float) -> float:
+        return seconds * 1000 / self.actions if self.actions else float("nan")
+
+    def figures(self) -> dict:
+        cpu = self.cpu
+        # The daphne processes the players are on (any other one idles through a throughput phase).
+        web_s = cpu.get("web_s", [])[: self.spec.processes]
+        web = sum(web_s) if web_s else float("nan")
+        clock = cpu.get("clock_s", float("nan"))
+        ours = (
+            web
+            + clock
+            + sum(
+                v
+                for v in (cpu.get(k, float("nan")) for k in ("postgres_s", "redis_s", "client_s"))
+                if not math.isnan(v)
+            )
+        )
+        seconds = self.seconds or float("nan")
+        med, p99 = median(self.samples), pct(self.samples, 99)
+        echo_med, echo_p99 = median(self.echo), pct(self.echo, 99)
+        return {
+            "layer": self.layer,
+            "run": self.spec.run,
+            "k": self.spec.k,
+            "daphne_processes": self.spec.processes,
+            "think_s": list(self.spec.think),
+            "samples": self.actions,
+            "median_ms": med,
+            "p99_ms": p99,
+            "by_kind": {
+                kind: {"n": len(v), "median_ms": median(v), "p99_ms": pct(v, 99)}
+                for kind, v in self.by_kind.items()
+            },
+            "echo": {"n": len(self.echo), "median_ms": echo_med, "p99_ms": echo_p99},
+            "median_over_echo_median": ratio(med, echo_med),
+            "p99_over_echo_p99": ratio(p99, echo_p99),
+            "actions_per_s": self.actions_per_s,
+            "seconds": self.seconds,
+            "turns_done": self.turns_done,
+            "connect_seconds": self.connect_seconds,
+            "late_not_errors": self.late,
+            "cpu_ms_per_action": {
+                "web": self.per_action_ms(web),
+                "web_per_process": [self.per_action_ms(s) for s in web_s],
+                "clock": self.per_action_ms(clock),
+                "web_and_clock": self.per_action_ms(web + clock),
+                "postgres": self.per_action_ms(cpu.get("postgres_s", float("nan"))),
+                "redis": self.per_action_ms(cpu.get("redis_s", float("nan"))),
+                "bench_client": self.per_action_ms(cpu.get("client_s", float("nan"))),
+            },
+            "web_cores_busy": [s / seconds for s in web_s],
+            # What one daphne process could serve with a whole core to itself, from its CPU per action.
+            "actions_per_s_per_core": ratio(1000, self.per_action_ms(web / len(web_s)) if web_s else 0),
+            # The machine during the phase (all cores): busy in all, and busy outside this bench's
+            # processes (daphne, run_timers, the PostgreSQL backends, Redis, the client): other load.
+            "machine_cores": os.cpu_count(),
+            "machine_cores_busy": cpu.get("machine_s", float("nan")) / seconds,
+            "other_cores_busy": (cpu.get("machine_s", float("nan")) - ours) / seconds,
+            "errors": len(self.failures),
+            "error_kinds": [
+                {"kind": kind, "count": count, "example": example}
+                for kind, count, example in failure_kinds(self.failures)
+            ],
+            "load_average": self.load_average,
+        }
+
+
+async def play_game(a: Seat, b: Seat, phase: Phase, deadline: float, rng: random.Random) -> None:
+    """One game, turn by turn: roll, hold one or two dice, roll again, choose an enabled box, confirm,
+    each action after a think time (none in a closed loop)."""
+    low, high = phase.spec.think
+    if high > 0:
+        await asyncio.sleep(rng.uniform(0, high))  # the games start out of step, as people do
+    if a.can_roll:
+        order = (a, b)
+    elif b.can_roll:
+        order = (b, a)
+    else:
+        phase.failures.append(f"{a.name}: neither player's roll button is enabled at the start")
+        return
+    for turn_index in range(phase.spec.turns):
+        actor, other = order[turn_index % 2], order[1 - turn_index % 2]
+        holds = sorted(rng.sample(range(1, 6), rng.choice((1, 2))))
+        plan = [("roll", None), *(("hold", die) for die in holds), ("roll", None), ("choose", None)]
+        plan.append(("confirm", None))
+        for kind, die in plan:
+            if high > 0:
+                await asyncio.sleep(rng.uniform(low, high))
             if time.perf_counter() >= deadline:
                 return
             try:
-                turn, roll = board_fields(actor.html)
-                message = {"action": kind, "turn": turn, "roll": roll}
+                if actor.turn is None or actor.roll is None:
+                    raise ActionFailed("no turn/roll fields on the player's board")
+                message = {"action": kind, "turn": actor.turn, "roll": actor.roll}
                 if kind == "hold":
-                    message["die"] = rng.randint(1, 5)
+                    message["die"] = die
                 elif kind == "choose":
                     boxes = enabled_boxes(actor.sheet_html)
                     if not boxes:
@@ -307,7 +682,7 @@ async def play_game(a: Seat, b: Seat, phase: Phase, turns: int, deadline: float,
 
 
 async def act(actor: Seat, other: Seat, kind: str, message: dict, phase: Phase, deadline: float) -> None:
-    """Send one action; record the time until the other player's screen has the new version. An answer
+    """Send one action; record the time until the other player's screen has a higher version. An answer
     later than ACTION_TIMEOUT is an error but still a sample (percentiles stay honest under overload);
     none by the phase's end (or ACTION_TIMEOUT after sending, if later) aborts the game."""
     seen = max(actor.version, other.version)
@@ -331,7 +706,10 @@ async def act(actor: Seat, other: Seat, kind: str, message: dict, phase: Phase, 
             phase.samples.append(elapsed)
             phase.by_kind[kind].append(elapsed)
             if elapsed > ACTION_TIMEOUT * 1000:
-                phase.failures.append(f"{other.name}: {kind} answered after {elapsed / 1000:.1f} s")
+                if phase.spec.run == "throughput":
+                    phase.late += 1  # a saturated closed loop queues by design: counted, not an error
+                else:
+                    phase.failures.append(f"{other.name}: {kind} answered after {elapsed / 1000:.1f} s")
         elif refused in done:
             raise ActionFailed(refused.result())
         else:
@@ -356,15 +734,21 @@ async def act(actor: Seat, other: Seat, kind: str, message: dict, phase: Phase, 
 
 
 class Echo:
-    def __init__(self, ws, reopen):
-        self.ws = ws
-        self.reopen = reopen  # coroutine function: a new echo socket
+    """One echo socket on one daphne process."""
+
+    def __init__(self, server: DaphneServer, session_key: str):
+        self.server = server
+        self.session_key = session_key
+        self.ws = None
         self.seq = 0
-        self.late = 0  # round trips over ACTION_TIMEOUT
         self.failures: list[str] = []  # the echo socket closed under us
 
+    async def open(self) -> None:
+        port = self.server.port
+        self.ws = await open_socket(f"ws://{HOST}:{port}/ws/echo/", port, self.session_key)
+
     async def ping(self) -> float:
-        """One round trip in ms. A late answer is waited for (up to 60 s) and counted in `late`."""
+        """One round trip in ms (a late answer is waited for, up to 60 s)."""
         self.seq += 1
         payload = f"ping {self.seq}"
         start = time.perf_counter()
@@ -372,25 +756,32 @@ class Echo:
         while True:
             answer = await asyncio.wait_for(self.ws.recv(), 60)
             if answer == payload:
-                elapsed = (time.perf_counter() - start) * 1000
-                if elapsed > ACTION_TIMEOUT * 1000:
-                    self.late += 1
-                return elapsed
+                return (time.perf_counter() - start) * 1000
 
-    async def run_until(self, stop: asyncio.Event, into: list[float], gap: float = 0.01) -> None:
-        while not stop.is_set():
-            try:
-                into.append(await self.ping())
-            except Exception as exc:  # counted; a new socket carries on
-                self.failures.append(f"echo socket: {exc!r}")
-                with contextlib.suppress(Exception):
-                    await self.ws.close()
-                try:
-                    self.ws = await self.reopen()
-                except Exception:
-                    return
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), gap)
+    async def safe_ping(self, into: list[float]) -> None:
+        try:
+            into.append(await self.ping())
+        except Exception as exc:  # counted; a new socket carries on
+            self.failures.append(f"echo socket: {exc!r}")
+            with contextlib.suppress(Exception):
+                await self.ws.close()
+            with contextlib.suppress(Exception):
+                await self.open()
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.ws.close(), 5)
+
+
+async def ping_until(echoes: list[Echo], stop: asyncio.Event, into: list[float], gap: float = 0.025) -> None:
+    """Ping the echo sockets in turn, `gap` s apart, until `stop`."""
+    index = 0
+    while not stop.is_set():
+        await echoes[index % len(echoes)].safe_ping(into)
+        index += 1
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), gap)
 
 
 async def settle(seats: list[Seat], quiet: float = 0.5, limit: float = 120.0) -> None:
@@ -405,29 +796,30 @@ async def settle(seats: list[Seat], quiet: float = 0.5, limit: float = 120.0) ->
     raise RuntimeError("the game screens did not settle after connecting")
 
 
-def process_cpu(pid: int | None) -> float:
-    """User + system CPU seconds of a process so far (Linux /proc), NaN elsewhere."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError, TypeError):
-        return float("nan")
-
-
-async def run_phase(port: int, server_pid: int, games, echo: Echo, args, rng: random.Random) -> Phase:
-    phase = Phase(len(games), args.turns)
+async def run_phase(
+    spec: Spec, layer: str, servers: list[DaphneServer], games, echoes: list[Echo], meters: Meters, rng
+) -> Phase:
+    phase = Phase(spec, layer)
+    used = servers[: spec.processes]
     limit = asyncio.Semaphore(8)
     seats: list[Seat] = []
 
-    async def open_seat(game_id: int, who: str, player) -> Seat:
+    async def open_seat(game_id: int, who: str, player, server: DaphneServer) -> Seat:
         async with limit:
-            ws = await open_socket(f"ws://{HOST}:{port}/ws/games/{game_id}/", port, player[2])
-            return Seat(f"game {game_id} {who}", ws)
+            url = f"ws://{HOST}:{server.port}/ws/games/{game_id}/"
+            ws = await open_socket(url, server.port, player[2])
+            return Seat(f"game {game_id} {who} ({server.name})", ws)
 
     connect_start = time.perf_counter()
     try:
+        # Player A of game i on process 2i mod N, player B on 2i+1 mod N: with N = 2, every A on the
+        # first process and every B on the second, so every push crosses processes.
         opened = await asyncio.gather(
-            *(open_seat(gid, who, p) for gid, a, b in games for who, p in (("A", a), ("B", b))),
+            *(
+                open_seat(gid, who, p, used[(2 * i + j) % len(used)])
+                for i, (gid, a, b) in enumerate(games)
+                for j, (who, p) in enumerate((("A", a), ("B", b)))
+            ),
             return_exceptions=True,
         )
         # A socket that did not open is an error; its game is left out, its partner closed.
@@ -442,28 +834,31 @@ async def run_phase(port: int, server_pid: int, games, echo: Echo, args, rng: ra
                 else:
                     phase.failures.append(f"game {games[index // 2][0]} {who}: did not open: {s!r}")
         if not seats:
-            raise RuntimeError(f"no game of K={phase.k} had both its sockets open")
+            raise RuntimeError(f"no game of {spec.run} K={spec.k} had both its sockets open")
         await settle(seats)
         phase.connect_seconds = time.perf_counter() - connect_start
         alerts_before = sum(s.alerts for s in seats)
 
         stop = asyncio.Event()
-        pinger = asyncio.create_task(echo.run_until(stop, phase.echo))
-        cpu_before = process_cpu(server_pid)
+        phase_echoes = [e for e in echoes if e.server in used]
+        failures_before = [len(e.failures) for e in phase_echoes]
+        pinger = asyncio.create_task(ping_until(phase_echoes, stop, phase.echo))
+        before = meters.begin()
         start = time.perf_counter()
-        deadline = start + args.seconds
+        deadline = start + spec.seconds
         await asyncio.gather(
             *(
-                play_game(seats[i], seats[i + 1], phase, args.turns, deadline, random.Random(rng.random()))
+                play_game(seats[i], seats[i + 1], phase, deadline, random.Random(rng.random()))
                 for i in range(0, len(seats), 2)
             )
         )
         phase.seconds = time.perf_counter() - start
-        phase.server_cpu = process_cpu(server_pid) - cpu_before
+        phase.cpu = meters.end(before)
+        phase.load_average = os.getloadavg()[0]
         stop.set()
-        failures_before = len(echo.failures)
         await pinger
-        phase.failures += echo.failures[failures_before:]
+        for echo, count in zip(phase_echoes, failures_before, strict=True):
+            phase.failures += echo.failures[count:]
         # Error frames not already counted as a failed action, and sockets that closed under us.
         refused = sum(1 for f in phase.failures if "refused:" in f)
         stray = sum(s.alerts for s in seats) - alerts_before - refused
@@ -478,6 +873,17 @@ async def run_phase(port: int, server_pid: int, games, echo: Echo, args, rng: ra
     return phase
 
 
+# -- figures -------------------------------------------------------------------------------------------
+
+
+def ratio(a: float, b: float) -> float:
+    return a / b if b and not math.isnan(b) else float("nan")
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
 def pct(values: list[float], p: float) -> float:
     """Nearest-rank percentile."""
     if not values:
@@ -486,24 +892,45 @@ def pct(values: list[float], p: float) -> float:
     return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
 
 
+def fmt(value: float, digits: int = 1) -> str:
+    return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
+
+
 def report(phase: Phase) -> str:
-    med, p99 = statistics.median(phase.samples) if phase.samples else float("nan"), pct(phase.samples, 99)
-    echo_med, echo_p99 = statistics.median(phase.echo) if phase.echo else float("nan"), pct(phase.echo, 99)
+    f = phase.figures()
+    cpu = f["cpu_ms_per_action"]
     kinds = "  ".join(
-        f"{kind} {statistics.median(phase.by_kind[kind]):.1f}/{pct(phase.by_kind[kind], 99):.1f}"
-        for kind in ACTIONS_PER_TURN
-        if phase.by_kind[kind]
+        f"{kind} {fmt(f['by_kind'][kind]['median_ms'])}/{fmt(f['by_kind'][kind]['p99_ms'])}"
+        for kind in ACTION_KINDS
+        if kind in f["by_kind"]
     )
+    busy = " + ".join(f"{b:.2f}" for b in f["web_cores_busy"])
+    per_process = " + ".join(fmt(v) for v in cpu["web_per_process"])
+    think = phase.spec.think
+    pacing = f"think {think[0]:g}-{think[1]:g} s" if think[1] > 0 else "closed loop"
     return (
-        f"K={phase.k:<4d} samples={len(phase.samples):<5d} median={med:7.1f} ms  p99={p99:7.1f} ms  "
-        f"echo median={echo_med:5.2f} ms p99={echo_p99:6.2f} ms (n={len(phase.echo)})  "
-        f"median/echo={med / echo_med:6.1f}  p99/echo={p99 / echo_med:6.1f}  errors={len(phase.failures)}\n"
-        f"       {2 * phase.k} sockets open and settled in {phase.connect_seconds:.1f} s; "
-        f"turns {phase.turns_done}/{phase.k * phase.turns} in {phase.seconds:.1f} s "
-        f"({len(phase.samples) / max(phase.seconds, 1e-9):.1f} actions/s, server CPU "
-        f"{phase.server_cpu * 1000 / max(len(phase.samples), 1):.0f} ms/action, "
-        f"load average {os.getloadavg()[0]:.1f}); "
-        f"per action median/p99 ms: {kinds}"
+        f"[{phase.layer}] {phase.spec.run} K={phase.spec.k} on {phase.spec.processes} daphne ({pacing}): "
+        f"samples={f['samples']}  action -> other screen median={fmt(f['median_ms'])} ms "
+        f"p99={fmt(f['p99_ms'])} ms  |  echo median={fmt(f['echo']['median_ms'], 2)} ms "
+        f"p99={fmt(f['echo']['p99_ms'], 2)} ms (n={f['echo']['n']})  "
+        f"median/echo={fmt(f['median_over_echo_median'])} "
+        f"p99/echo-p99={fmt(f['p99_over_echo_p99'])}  |  errors={f['errors']}\n"
+        f"    {fmt(f['actions_per_s'])} actions/s over {f['seconds']:.1f} s ({f['turns_done']} turns); "
+        f"CPU ms/action: daphne {fmt(cpu['web'])} ({per_process}; cores busy {busy}), "
+        f"run_timers {fmt(cpu['clock'], 2)}, PostgreSQL {fmt(cpu['postgres'])}, "
+        f"Redis {fmt(cpu['redis'], 2)}, "
+        f"bench client {fmt(cpu['bench_client'])}\n"
+        f"    machine: {fmt(f['machine_cores_busy'], 2)} of {f['machine_cores']} cores busy, "
+        f"{fmt(f['other_cores_busy'], 2)} of them outside this bench (other load), load average "
+        f"{fmt(f['load_average'])}; one daphne process with a core to itself: "
+        f"~{fmt(f['actions_per_s_per_core'], 0)} actions/s (from its CPU per action)"
+        + (
+            f"; {f['late_not_errors']} answers later than {ACTION_TIMEOUT:g} s"
+            if f["late_not_errors"]
+            else ""
+        )
+        + f"\n    per action median/p99 ms: {kinds}; {2 * phase.spec.k} sockets open and settled in "
+        f"{fmt(f['connect_seconds'])} s"
     )
 
 
@@ -522,111 +949,362 @@ def failure_kinds(failures: list[str]) -> list[tuple[str, int, str]]:
             kind = "socket closed"
         elif "end of the phase" in failure:
             kind = "no answer by the end of the phase"
+        elif failure.startswith("server"):
+            kind = "server process"
         else:
             kind = "other"
         kinds[kind].append(failure)
     return [(kind, len(items), items[0]) for kind, items in kinds.items()]
 
 
-async def bench(
-    port: int, server_pid: int, game_sets: dict[int, list], args
-) -> tuple[list[Phase], list[float]]:
-    rng = random.Random(args.seed)
-    # Any logged-in session will do for the echo socket: the first player's.
-    first = next(iter(game_sets.values()))[0][1]
-    echo = Echo(None, lambda: open_socket(f"ws://{HOST}:{port}/ws/echo/", port, first[2]))
-    echo.ws = await echo.reopen()
+def finite(value):
+    """`value` with every NaN as None (JSON has no NaN)."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite(v) for v in value]
+    return value
+
+
+def table(results: list[dict]) -> str:
+    """A Markdown table of every phase, to paste into the README."""
+    lines = [
+        "| layer | run | K | daphne | samples | median / p99 ms | echo median / p99 ms | actions/s "
+        "| CPU ms/action: daphne + clock (PostgreSQL, Redis) | other load, cores | errors |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for f in results:
+        cpu = f["cpu_ms_per_action"]
+        extra = ", ".join(
+            f"{name} {fmt(cpu[key])}"
+            for name, key in (("PG", "postgres"), ("Redis", "redis"))
+            if not math.isnan(cpu[key])
+        )
+        lines.append(
+            f"| {f['layer']} | {f['run']} | {f['k']} | {f['daphne_processes']} | {f['samples']} "
+            f"| {fmt(f['median_ms'])} / {fmt(f['p99_ms'])} "
+            f"| {fmt(f['echo']['median_ms'], 2)} / {fmt(f['echo']['p99_ms'], 2)} "
+            f"| {fmt(f['actions_per_s'], 0)} | {fmt(cpu['web_and_clock'])}"
+            f"{f' ({extra})' if extra else ''} | {fmt(f['other_cores_busy'])} | {f['errors']} |"
+        )
+    return "\n".join(lines)
+
+
+def verdicts(results: list[dict], layers: list[str], paced_run: str) -> list[dict]:
+    out = []
+    for layer in layers:
+        phases = [f for f in results if f["layer"] == layer and f["run"] == paced_run]
+        if phases:
+            last = max(phases, key=lambda f: f["k"])
+            errors = sum(f["errors"] for f in phases)
+            ok = last["p99_ms"] < AIM_P99_MS and errors == 0
+            out.append(
+                {
+                    "layer": layer,
+                    "aim": f"{paced_run} p99 < {AIM_P99_MS:.0f} ms at K={last['k']}, no errors"
+                    + ("" if last["k"] >= AIM_K else f" (the aim is at K={AIM_K}: this run stops short)"),
+                    "figure": f"p99 {fmt(last['p99_ms'])} ms (median {fmt(last['median_ms'])} ms), "
+                    f"errors {errors} over {len(phases)} phase(s)",
+                    "met": ok,
+                }
+            )
+        for f in (f for f in results if f["layer"] == layer and f["run"] == "throughput"):
+            out.append(
+                {
+                    "layer": layer,
+                    "aim": f">= {AIM_ACTIONS_PER_S:.0f} actions/s on one daphne process",
+                    "figure": f"{fmt(f['actions_per_s'])} actions/s at K={f['k']}, "
+                    f"{fmt(f['cpu_ms_per_action']['web'])} ms daphne CPU/action "
+                    f"(+{fmt(f['cpu_ms_per_action']['clock'], 2)} run_timers; "
+                    f"~{fmt(f['actions_per_s_per_core'], 0)} actions/s with a whole core), "
+                    f"errors {f['errors']}",
+                    "met": f["actions_per_s"] >= AIM_ACTIONS_PER_S and f["errors"] == 0,
+                }
+            )
+    return out
+
+
+# -- one layer -----------------------------------------------------------------------------------------
+
+
+async def run_layer(
+    layer: str,
+    servers: list[DaphneServer],
+    clock: ClockProcess,
+    plan,
+    args,
+    db: Database,
+    session_key: str,
+    phases: list[Phase],
+) -> dict:
+    """The phases of one channel layer, appended to `phases` as they end; returns the idle figures."""
+    rng = random.Random(f"{args.seed}/{layer}")
+    meters = Meters(servers, clock, args.redis_url, PostgresCpu(db.url))
+    echoes = [Echo(server, session_key) for server in servers]
+    for echo in echoes:
+        await echo.open()
     try:
-        for _ in range(20):  # warm-up
-            await echo.ping()
-        quiet = [await echo.ping() for _ in range(200)]
-        phases = []
-        for games in game_sets.values():
-            phase = await run_phase(port, server_pid, games, echo, args, rng)
+        quiet: list[float] = []
+        for i in range(20 * len(echoes)):  # warm-up
+            await echoes[i % len(echoes)].ping()
+        for i in range(200):
+            quiet.append(await echoes[i % len(echoes)].ping())
+        # What the processes cost with nothing to do (the layer's own loops, the clock's sweeps).
+        before = meters.snapshot()
+        await asyncio.sleep(IDLE_SECONDS)
+        after = meters.snapshot()
+        wall = after["wall"] - before["wall"]
+        idle = {
+            "echo_median_ms": median(quiet),
+            "echo_p99_ms": pct(quiet, 99),
+            "echo_n": len(quiet),
+            "daphne_cores_busy": [(a - b) / wall for a, b in zip(after["web"], before["web"], strict=True)],
+            "run_timers_cores_busy": (after["clock"] - before["clock"]) / wall,
+        }
+        print(
+            f"[{layer}] idle servers: echo median={idle['echo_median_ms']:.2f} ms "
+            f"p99={idle['echo_p99_ms']:.2f} ms (n={len(quiet)}); CPU over {wall:.0f} s with nothing to do: "
+            f"daphne {' + '.join(f'{c:.3f}' for c in idle['daphne_cores_busy'])} cores, "
+            f"run_timers {idle['run_timers_cores_busy']:.3f} cores",
+            flush=True,
+        )
+        for spec, games in plan:
+            phase = await run_phase(spec, layer, servers, games, echoes, meters, rng)
+            dead = [s.name for s in [*servers, clock] if not s.alive()]
+            if dead:
+                phase.failures.append(f"server process(es) died: {', '.join(dead)}")
             print(report(phase), flush=True)
             for kind, count, example in failure_kinds(phase.failures):
-                print(f"       errors: {count} x {kind} (e.g. {example})", flush=True)
+                print(f"    errors: {count} x {kind} (e.g. {example})", flush=True)
             phases.append(phase)
-        return phases, quiet
+            if dead:
+                break
+        return idle
     finally:
-        await echo.ws.close()
+        for echo in echoes:
+            await echo.close()
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--k", default="10,50,200", help="games played at once, per phase (default 10,50,200)"
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--turns", type=int, default=4, help="turns per game and phase (default 4)")
-    parser.add_argument("--seconds", type=float, default=60.0, help="time limit of each phase (default 60)")
-    parser.add_argument("--database-url", help="an EMPTY PostgreSQL database to use instead of a SQLite file")
-    parser.add_argument("--seed", type=int, default=1, help="the client's holds and box choices")
+    db_group = parser.add_argument_group("where the data lives (default: a SQLite file, not production)")
+    db_group.add_argument(
+        "--pg-server",
+        metavar="URL",
+        default=os.environ.get("PENTA_BENCH_PG_SERVER"),
+        help="a PostgreSQL server (postgres://user:pass@host:port[/maintenance_db]) on which the bench "
+        "CREATEs a temporary database and DROPs it at the end (env PENTA_BENCH_PG_SERVER); the role "
+        "needs CREATEDB",
+    )
+    db_group.add_argument("--database-url", help="an existing EMPTY PostgreSQL database (left in place)")
+    parser.add_argument(
+        "--redis-url",
+        default=os.environ.get("REDIS_URL", ""),
+        help="Redis for the channel layer (default: env REDIS_URL); needed by more than one process",
+    )
+    parser.add_argument("--layer", default="pubsub", help="channel layers to compare: pubsub, core or both")
+    parser.add_argument("--mode", choices=("paced", "closed"), default="paced", help="the K phases' pacing")
+    parser.add_argument(
+        "--k", default="50,100,200", help="games played at once, per phase (default 50,100,200)"
+    )
+    parser.add_argument("--processes", type=int, default=2, help="daphne processes (default 2)")
+    parser.add_argument(
+        "--think", default="0.8,1.2", help="paced think time, min,max seconds (default 0.8,1.2)"
+    )
+    parser.add_argument("--seconds", type=float, default=40.0, help="length of each K phase (default 40)")
+    parser.add_argument(
+        "--throughput-k", type=int, default=50, help="games of the one-process throughput phase (0: none)"
+    )
+    parser.add_argument("--throughput-seconds", type=float, default=20.0, help="its length (default 20)")
+    parser.add_argument("--turns", type=int, default=MAX_TURNS, help="at most this many turns per game")
+    parser.add_argument("--seed", type=int, default=1, help="think times, holds and box choices")
+    parser.add_argument("--json", type=Path, help="write every figure to this file")
     args = parser.parse_args()
+
     ks = [int(x) for x in args.k.split(",") if x.strip()]
-    if not ks or min(ks) < 1 or max(ks) > 500 or not 1 <= args.turns <= 26 or not 0 < args.seconds <= 300:
-        parser.error("K in 1..500, --turns in 1..26, --seconds in (0, 300]")
+    layers = [x.strip() for x in args.layer.split(",") if x.strip()]
+    try:
+        think = tuple(float(x) for x in args.think.split(","))
+        assert len(think) == 2 and 0 <= think[0] <= think[1]
+    except (ValueError, AssertionError):
+        parser.error("--think takes min,max seconds")
+    if not ks or min(ks) < 1 or max(ks) > 1000 or not 1 <= args.turns <= MAX_TURNS:
+        parser.error(f"K in 1..1000, --turns in 1..{MAX_TURNS}")
+    if not 0 < args.seconds <= 600 or not 0 < args.throughput_seconds <= 600 or args.throughput_k < 0:
+        parser.error("--seconds and --throughput-seconds in (0, 600], --throughput-k >= 0")
+    if not layers or any(layer not in LAYERS for layer in layers):
+        parser.error(f"--layer: a comma-separated choice of {', '.join(LAYERS)}")
+    if args.pg_server and args.database_url:
+        parser.error("give --pg-server or --database-url, not both")
+    if args.processes < 1:
+        parser.error("--processes must be at least 1")
+    if not args.redis_url and (args.processes > 1 or layers != ["pubsub"]):
+        parser.error("more than one server process (or a channel layer to choose) needs Redis: --redis-url")
+    paced_run = args.mode if args.mode == "closed" else "paced"
+    if args.mode == "closed":
+        think = (0.0, 0.0)
+
+    # Sockets: 2K per phase here, as many on the servers (and with the core layer one Redis connection each).
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard if hard != resource.RLIM_INFINITY else 65536, hard))
 
     started = time.perf_counter()
     workdir = Path(tempfile.mkdtemp(prefix="penta-live-bench-"))
-    server: DaphneServer | None = None
-    server_errors = ""
+    db = Database(args, workdir)
+    tag = secrets.token_hex(4)
+    secret_key = os.environ.get("SECRET_KEY") or "bench-" + secrets.token_urlsafe(32)
+    running: list = []
+    results: list[dict] = []
+    idle_by_layer: dict[str, dict] = {}
+    server_errors: list[str] = []
+    failed = False
+    notes: list[str] = []
     try:
-        env = server_env(workdir, args.database_url)
-        django_setup(env)
+        db.create()
+        base_env = server_env(db, args.redis_url, layers[0], secret_key, tag)
+        django_setup(base_env)
         if args.database_url:
             check_empty_database()
-        migrate(env)
+        migrate(base_env)
+        id_base = spread_ids()
         from django.db import connections
 
-        players = make_players(2 * max(ks))
-        game_sets = {k: make_games(players, k) for k in ks}
+        players = make_players(2 * max([*ks, args.throughput_k]))
         connections.close_all()
-        setup_seconds = time.perf_counter() - started
-        from django.conf import settings
-
-        db = settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
-        layer = "redis" if settings.REDIS_URL else "in-memory"
         print(
-            f"live games bench: daphne (1 process), db={db}, channel layer={layer}, K={args.k}, "
-            f"{args.turns} turns/game, {args.seconds:.0f} s cap per K; setup {setup_seconds:.1f} s",
+            f"live games bench: db={db.kind} ({db.name}{', temporary' if db.created else ''}), "
+            f"redis={args.redis_url or 'none (in-memory layer)'}, layers={','.join(layers)}, "
+            f"{args.processes} daphne (PENTA_CLOCK_IN_WEB=false) + 1 run_timers; {paced_run} K={args.k} "
+            f"for {args.seconds:g} s each"
+            + (f" (think {think[0]:g}-{think[1]:g} s)" if paced_run == "paced" else "")
+            + (
+                f"; throughput K={args.throughput_k} on 1 process for {args.throughput_seconds:g} s"
+                if args.throughput_k
+                else ""
+            )
+            + f"; ids from {id_base}; setup {time.perf_counter() - started:.1f} s",
             flush=True,
         )
-        server = DaphneServer(workdir, env)
-        server.start()
-        phases, quiet = asyncio.run(bench(server.port, server.process.pid, game_sets, args))
+        if db.kind == "sqlite":
+            print("note: SQLite, not the production set-up: give --pg-server for PostgreSQL", flush=True)
+
+        for layer in layers:
+            layer_start = time.perf_counter()
+            specs = [Spec(paced_run, k, args.processes, think, args.seconds, args.turns) for k in ks]
+            if args.throughput_k:
+                specs.append(
+                    Spec("throughput", args.throughput_k, 1, (0.0, 0.0), args.throughput_seconds, args.turns)
+                )
+            plan = [(spec, make_games(players, spec.k)) for spec in specs]
+            connections.close_all()
+            env = server_env(db, args.redis_url, layer, secret_key, tag)
+            servers = [
+                DaphneServer(workdir, env, name=f"daphne{i + 1}-{layer}") for i in range(args.processes)
+            ]
+            clock = ClockProcess(workdir, env, name=f"run_timers-{layer}")
+            running = [*servers, clock]
+            phases: list[Phase] = []
+            try:
+                for server in servers:
+                    server.start()
+                clock.start()
+                print(
+                    f"[{layer}] {len(plan)} phase(s) of games made and {args.processes} daphne + "
+                    f"run_timers started in {time.perf_counter() - layer_start:.1f} s",
+                    flush=True,
+                )
+                idle_by_layer[layer] = asyncio.run(
+                    run_layer(layer, servers, clock, plan, args, db, players[0][2], phases)
+                )
+            except Exception as exc:  # this layer is lost (a server did not start, ...): on to the next
+                failed = True
+                notes.append(f"[{layer}] failed: {exc!r}"[:300])
+                print(f"[{layer}] failed: {exc!r}", file=sys.stderr)
+                for process in running:
+                    if process.process is not None:
+                        print(f"--- {process.name} log tail ---\n{process.log_tail()}", file=sys.stderr)
+            finally:
+                for process in running:
+                    process.stop()
+                    error = process.log_errors()
+                    if error:
+                        server_errors.append(error)
+                running = []
+            results += [p.figures() for p in phases]
+            if len(phases) < len(plan):
+                failed = True
+                notes.append(f"[{layer}] {len(phases)} of {len(plan)} phases measured")
     except Exception as exc:
+        failed = True
         print(f"bench failed: {exc!r}", file=sys.stderr)
-        if server is not None:
-            print(server.log_tail(), file=sys.stderr)
-        return 1
+        for process in running:
+            print(f"--- {process.name} log tail ---\n{process.log_tail()}", file=sys.stderr)
     finally:
-        if server is not None:
-            server.stop()
-            server_errors = server.log_errors()
+        for process in running:
+            process.stop()
+        with contextlib.suppress(Exception):
+            from django.db import connections
+
+            connections.close_all()
+        dropped = db.drop()
+        if dropped:
+            notes.append(dropped)
         shutil.rmtree(workdir, ignore_errors=True)
-    errors = sum(len(p.failures) for p in phases)
-    last = phases[-1]
-    p99 = pct(last.samples, 99)
-    verdict = "met" if p99 < AIM_P99_MS and not last.failures else "MISSED"
-    quiet_med = statistics.median(quiet)
+
+    errors = sum(f["errors"] for f in results)
+    summary = verdicts(results, layers, paced_run)
+    print()
+    print("summary against the aims:")
+    for v in summary:
+        print(f"  [{v['layer']}] {v['aim']}: {v['figure']}: {'met' if v['met'] else 'MISSED'}")
     print(
-        f"quiet echo (idle server, before the games): median={quiet_med:.2f} ms "
-        f"p99={pct(quiet, 99):.2f} ms (n={len(quiet)}); K={last.k} against it: "
-        f"median/quiet-echo={statistics.median(last.samples) / quiet_med:.0f} "
-        f"p99/quiet-echo={p99 / quiet_med:.0f}"
-        if last.samples
-        else "no samples"
-    )
-    print(
-        f"summary: K={last.k} p99={p99:.1f} ms (aim < {AIM_P99_MS:.0f} ms, no errors: {verdict}); "
-        f"errors total={errors}; samples total={sum(len(p.samples) for p in phases)}; "
+        f"  errors total={errors}; samples total={sum(f['samples'] for f in results)}; "
         f"runtime {time.perf_counter() - started:.0f} s"
     )
-    if server_errors:
-        print(server_errors)
+    for line in [*server_errors, *notes]:
+        print(f"  {line}")
     if args.database_url:
-        print("note: the database of --database-url keeps the bench's data; drop it when done")
-    return 1 if errors else 0
+        print("  note: the database of --database-url keeps the bench's data; drop it when done")
+    if results:
+        print()
+        print(table(results))
+    status = 1 if failed or errors else 0
+    if args.json:
+        args.json.write_text(
+            json.dumps(
+                finite(
+                    {
+                        "config": {
+                            "database": db.kind,
+                            "redis": bool(args.redis_url),
+                            "layers": layers,
+                            "daphne_processes": args.processes,
+                            "mode": paced_run,
+                            "k": ks,
+                            "think_s": list(think),
+                            "seconds": args.seconds,
+                            "throughput_k": args.throughput_k,
+                            "throughput_seconds": args.throughput_seconds,
+                            "seed": args.seed,
+                            "aims": {"p99_ms": AIM_P99_MS, "actions_per_s_one_process": AIM_ACTIONS_PER_S},
+                        },
+                        "idle": idle_by_layer,
+                        "phases": results,
+                        "summary": summary,
+                        "server_errors": server_errors,
+                        "notes": notes,
+                        "exit_status": status,
+                    }
+                ),
+                indent=2,
+            )
+        )
+    return status
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ from urllib.parse import urlencode
 
 from daphne_server import HOST, DaphneServer
 
-TARGET_RATIO = 2.5
+TARGET_RATIO = 1.5  # at most
 ROUNDS = 13
 KINDS = ("new", "roll", "hold", "choose", "confirm")
 
@@ -44,6 +44,7 @@ KINDS = ("new", "roll", "hold", "choose", "confirm")
 
 def server_env(sqlite_path: Path) -> dict[str, str]:
     env = dict(os.environ)
+    env.pop("DATABASE_URL", None)  # always the temporary SQLite file
     env.update(
         DJANGO_SETTINGS_MODULE="dicegame.settings",
         SQLITE_PATH=str(sqlite_path),
@@ -52,6 +53,8 @@ def server_env(sqlite_path: Path) -> dict[str, str]:
         SECURE_COOKIES="false",
         ALLOWED_HOSTS=HOST,
         WHITENOISE_USE_FINDERS="true",
+        # With DEBUG off the server refuses to start without a key (as production does).
+        SECRET_KEY=env.get("SECRET_KEY") or "bench-" + secrets.token_urlsafe(32),
     )
     return env
 
@@ -277,9 +280,9 @@ def report(rec: Recorder, games: int, elapsed: float) -> dict:
         kind, n, median, high, ratio = row["kind"], row["n"], row["median_ms"], row["p90_ms"], row["ratio"]
         print(f"{kind:<8} {n:>5} {median:>10.2f} {high:>9.2f} {ratio:>16.2f}")
     overall = rows[-1]["ratio"]
-    verdict = "OK" if overall < TARGET_RATIO else "OVER TARGET"
+    verdict = "OK" if overall <= TARGET_RATIO else "OVER TARGET"
     print()
-    print(f"overall median(action)/median(baseline) = {overall:.2f} (target < {TARGET_RATIO}): {verdict}")
+    print(f"overall median(action)/median(baseline) = {overall:.2f} (target <= {TARGET_RATIO}): {verdict}")
     return {
         "games": games,
         "actions": rec.action_count,

@@ -32,7 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from solo_game import Client, Server, p90  # noqa: E402
+from daphne_server import DaphneServer  # noqa: E402
+from solo_game import Client, p90, server_env  # noqa: E402
 
 USERNAME = "bench"
 FRIEND = "bench-friend"
@@ -235,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     workdir = Path(tempfile.mkdtemp(prefix="penta-bench-stats-"))
-    server = Server(workdir)
+    server = DaphneServer(workdir, server_env(workdir / "bench.sqlite3"))
     client = Client(server.port)
     try:
         # Full pages need the static files' URLs: production's manifest storage would need collectstatic
