@@ -206,3 +206,82 @@ async def test_action_on_a_finished_game_is_refused():
     await a.send_to(text_data=json.dumps({"action": "roll", "turn": 1, "roll": 0}))
     assert "This game is over." in await receive_until(a, lambda h: 'role="alert"' in h)
     await a.disconnect()
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        '{"action": []}',
+        '{"action": {"a": 1}}',
+        '{"action": null}',
+        '{"action": "roll", "turn": 1e400, "roll": 0}',
+        '{"action": "roll", "turn": Infinity, "roll": 0}',
+        '{"action": "roll", "turn": NaN, "roll": 0}',
+        '{"action": "roll", "turn": 1.9, "roll": 0.2}',
+        '{"action": "roll", "turn": 1.0, "roll": 0}',
+        '{"action": "roll", "turn": true, "roll": false}',
+        '{"action": "roll", "turn": "1", "roll": "0"}',
+        '{"action": "roll", "turn": -1, "roll": 0}',
+        '{"action": "roll", "turn": 1' + "0" * 5000 + ', "roll": 0}',
+        '{"action": "hold", "turn": 1, "roll": 0, "die": 99999999999999999999999}',
+        '{"action": "choose", "turn": 1, "roll": 0, "box": ["CHANCE"]}',
+        '{"action": "choose", "turn": 1, "roll": 0, "box": "\\u0000"}',
+    ],
+)
+async def test_hostile_frames_get_an_error_frame_never_a_crash_and_change_nothing(frame):
+    game, host, friend = await two_player_game()
+    a, ok, _ = await connect(game.pk, host)
+    await a.receive_from(timeout=5)
+    before = await state(game.pk)
+    await a.send_to(text_data=frame)
+    html = await receive_until(a, lambda h: 'role="alert"' in h)
+    assert re.search(r"(4 KB|whole numbers|Unknown action|malformed|not valid JSON|no such box)", html), html
+    assert await state(game.pk) == before
+    # The socket is still open and still works.
+    await a.send_to(text_data=json.dumps({"action": "roll", "turn": 1, "roll": 0}))
+    await receive_until(a, lambda h: re.search(r'data-die="1" data-value="[1-6]"', h))
+    assert (await state(game.pk))[1] == 1
+    await a.disconnect()
+
+
+async def test_a_flooding_socket_is_told_then_closed_and_the_game_is_unharmed(settings):
+    settings.PENTA_SOCKET_ABUSE_LIMIT = 30
+    game, host, friend = await two_player_game()
+    flooder, ok, _ = await connect(game.pk, friend)
+    await flooder.receive_from(timeout=5)
+    player, ok, _ = await connect(game.pk, host)
+    await player.receive_from(timeout=5)
+    before = await state(game.pk)
+    for _ in range(200):
+        await flooder.send_to(text_data=json.dumps({"action": "sync"}))
+    told = closed = False
+    for _ in range(400):
+        output = await flooder.receive_output(timeout=5)
+        if output["type"] == "websocket.close":
+            closed = output["code"]
+            break
+        told = told or "Too many messages" in output.get("text", "")
+    assert told and closed == 4429
+    assert await state(game.pk) == before
+    # The other player plays on.
+    await player.send_to(text_data=json.dumps({"action": "roll", "turn": 1, "roll": 0}))
+    await receive_until(player, lambda h: re.search(r'data-die="1" data-value="[1-6]"', h), attempts=20)
+    await player.disconnect()
+
+
+async def test_sockets_beyond_the_cap_per_person_are_refused(settings):
+    settings.PENTA_MAX_SOCKETS_PER_PERSON = 2
+    game, host, friend = await two_player_game()
+    first, ok, _ = await connect(game.pk, host)
+    await first.receive_from(timeout=5)
+    second, ok, _ = await connect(game.pk, host)  # takes the seat over from the first
+    third, ok, _ = await connect(game.pk, host)
+    frames = []
+    while True:
+        output = await third.receive_output(timeout=5)
+        if output["type"] == "websocket.close":
+            break
+        frames.append(output["text"])
+    assert output["code"] == 4430
+    assert any("Too many open screens" in f for f in frames)
+    await second.disconnect()
