@@ -222,6 +222,8 @@ def _check_active(game: Game) -> None:
         raise GameActionError(_("This game has not started yet."))
     if game.status == Game.Status.EXPIRED:
         raise GameActionError(_("This game has expired."))
+    if game.status == Game.Status.CANCELLED:
+        raise GameActionError(_("The host cancelled this room."), status=410)
 
 
 def _bump(game: Game, change: str | None = None) -> None:

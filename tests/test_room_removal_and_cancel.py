@@ -299,10 +299,6 @@ def test_every_action_on_a_cancelled_room_is_refused(room, host, friend):
     assert room_snapshot(room.pk) == before
 
 
-@pytest.mark.xfail(
-    reason="services._check_active does not know the cancelled status yet (services.py is not ours)",
-    strict=False,
-)
 def test_turn_actions_on_a_cancelled_room_are_refused(room, host):
     rooms.room_add_computer(game_id=room.pk, actor=actor(host), strength="easy")
     rooms.room_cancel(game_id=room.pk, actor=actor(host))
