@@ -24,6 +24,7 @@ from dicegame import dice
 from dicegame.computer import auto_commit_box, next_step
 from dicegame.labels import box_label
 from dicegame.models import ROUNDS, Game, Player, Turn
+from dicegame.prepared import PreparedSelect, PreparedUpdateReturning, save_fields
 from dicegame.scoring import Box, Scoresheet
 from dicegame.strategy import STRENGTHS, Bot
 
@@ -130,17 +131,31 @@ def _locked_game(game_id: int) -> Game:
         raise GameNotFound(_("There is no such game.")) from None
 
 
+# The statements of every action, compiled once (dicegame.prepared).
+_LOCK_AND_BUMP = PreparedUpdateReturning(
+    Game, lambda q: f"{q('version')} = {q('version')} + 1, {q('updated_at')} = %s"
+)
+_SEATS = PreparedSelect(lambda game_id: Player.objects.filter(game_id=game_id).order_by("seat"), (0,))
+_TURN_IN_PLAY = PreparedSelect(
+    lambda game_id: Turn.objects.filter(game_id=game_id, completed_at__isnull=True).order_by("number")[:1],
+    (0,),
+)
+
+
 def _current_turn(game: Game) -> Turn | None:
     """The turn in play, read once per locked game (writing a turn or starting one updates it)."""
     cached = getattr(game, "_turn_in_play", None)
     if cached is not None and cached.completed_at is None:
         return cached
     seats = getattr(game, "seats", None)
-    turns = Turn.objects.filter(game=game, completed_at__isnull=True).order_by("number")
-    turn = (turns if seats is not None else turns.select_related("player")).first()
-    if turn is not None and seats is not None:
-        # The same Player objects as the game's seats, so a score written is seen by both.
-        turn.player = next(p for p in seats if p.pk == turn.player_id)
+    if seats is not None:
+        turn = next(iter(_TURN_IN_PLAY.fetch(game.pk)), None)
+        if turn is not None:
+            # The same Player objects as the game's seats, so a score written is seen by both.
+            turn.player = next(p for p in seats if p.pk == turn.player_id)
+    else:
+        turns = Turn.objects.filter(game=game, completed_at__isnull=True).order_by("number")
+        turn = turns.select_related("player").first()
     game._turn_in_play = turn
     return turn
 
@@ -161,7 +176,7 @@ def _act(
     with transaction.atomic():
         game = _lock_and_bump(game_id)
         status = game.status
-        players = game.seats = list(Player.objects.filter(game_id=game_id).order_by("seat"))
+        players = game.seats = _SEATS.fetch(game_id)
         if not any(actor.owns(p) for p in players):
             # Someone else's game: answer as if it did not exist.
             raise GameNotFound(_("There is no such game."))
@@ -203,16 +218,10 @@ def _act(
 def _lock_and_bump(game_id: int) -> Game:
     """Take the game's row lock, read it and count the change, in one statement. A change that is
     refused rolls back with its transaction, the new version with it."""
-    table = Game._meta.db_table
-    found = list(
-        Game.objects.raw(
-            f"UPDATE {table} SET version = version + 1, updated_at = %s WHERE id = %s RETURNING *",
-            [timezone.now(), game_id],
-        )
-    )
-    if not found:
+    game = _LOCK_AND_BUMP.fetch(timezone.now(), game_id)
+    if game is None:
         raise GameNotFound(_("There is no such game."))
-    return found[0]
+    return game
 
 
 def _check_active(game: Game) -> None:
@@ -261,7 +270,7 @@ def _roll(game: Game, t: Turn) -> None:
         if t.rolls_used == MAX_ROLLS and not t.player.computer_plays
         else None
     )
-    t.save(update_fields=["rolls", "dice", "held", "chosen_box", "auto_commit_at"])
+    save_fields(t, ["rolls", "dice", "held", "chosen_box", "auto_commit_at"])
 
 
 def turn_roll(*, game_id: int, actor: Actor, turn: int, roll: int) -> Game:
@@ -282,7 +291,7 @@ def turn_toggle_hold(*, game_id: int, actor: Actor, turn: int, roll: int, die: i
         held = list(t.held)
         held[die - 1] = not held[die - 1]
         t.held = held
-        t.save(update_fields=["held"])
+        save_fields(t, ["held"])
 
     return _act(game_id, actor, turn, roll, action, change="holds")
 
@@ -312,7 +321,7 @@ def _choose(t: Turn, box: Box) -> None:
     _check_placement(t.player.sheet, box, tuple(t.dice))
     t.chosen_box = box.name
     t.auto_commit_at = None
-    t.save(update_fields=["chosen_box", "auto_commit_at"])
+    save_fields(t, ["chosen_box", "auto_commit_at"])
 
 
 def turn_choose_box(*, game_id: int, actor: Actor, turn: int, roll: int, box: str) -> Game:
@@ -342,7 +351,7 @@ def _write(game: Game, t: Turn, box: Box, *, auto: bool, at=None) -> None:
     _check_placement(sheet, box, dice_values)
     after = sheet.place(box, dice_values)
     player.store_sheet(after)
-    player.save(update_fields=["boxes", "penta_bonus", "total"])
+    save_fields(player, ["boxes", "penta_bonus", "total"])
     t.box = box.name
     t.chosen_box = box.name
     t.points = after.boxes[box]
@@ -350,16 +359,8 @@ def _write(game: Game, t: Turn, box: Box, *, auto: bool, at=None) -> None:
     t.auto_committed = auto
     t.auto_commit_at = None
     t.completed_at = timezone.now()
-    t.save(
-        update_fields=[
-            "box",
-            "chosen_box",
-            "points",
-            "bonus",
-            "auto_committed",
-            "auto_commit_at",
-            "completed_at",
-        ]
+    save_fields(
+        t, ["box", "chosen_box", "points", "bonus", "auto_committed", "auto_commit_at", "completed_at"]
     )
     _advance(game, t, at or timezone.now())
 

@@ -51,3 +51,8 @@ if os.environ.get("PENTA_USE_TEST_DB"):
 # keeps its keys under its own prefix.
 if CACHES["default"]["BACKEND"].endswith("RedisCache"):  # noqa: F405
     CACHES["default"]["KEY_PREFIX"] = f"penta-test-{_worker}"  # noqa: F405
+
+# Several test runs (and xdist workers) may share one Redis, and their games have the same ids: each
+# run's channel layer keeps to its own names, or one run's pushes would reach another's sockets.
+if "CONFIG" in CHANNEL_LAYERS["default"]:  # noqa: F405
+    CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = f"penta-test-{_worker}"  # noqa: F405
