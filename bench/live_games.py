@@ -60,6 +60,7 @@ AIM_K = 200  # the p99 aim holds at this many games at once
 AIM_ACTIONS_PER_S = 300.0
 ACTION_TIMEOUT = 5.0  # seconds: a later answer counts as an error
 IDLE_SECONDS = 3.0  # the servers' CPU with nothing to do, measured before the phases
+DRAIN_LIMIT = 120.0  # seconds to wait for the servers to go idle after a phase
 MAX_TURNS = 26  # a two-player game: 13 rounds of two turns
 LAYERS = ("pubsub", "core")
 ACTION_KINDS = ("roll", "hold", "choose", "confirm")
@@ -70,6 +71,7 @@ ROLL_RE = re.compile(r'<input type="hidden" name="roll" value="(\d+)">')
 BOX_BUTTON_RE = re.compile(r'<button\b[^>]*\bdata-box="([A-Z_]+)"[^>]*>')
 ROLL_BUTTON_RE = re.compile(r'<button\b[^>]*\bdata-action="roll"[^>]*>')
 DISABLED_RE = re.compile(r"\sdisabled\b")
+TURN_STATUS_RE = re.compile(r'<section id="turn-status".*?</section>', re.DOTALL)
 
 
 # -- the database --------------------------------------------------------------------------------------
@@ -337,11 +339,8 @@ class PostgresCpu:
             )
         ]
         for pid in pids:
-            if pid not in self.last and not is_local_postgres(pid):
-                self.local = False
-                continue
             cpu = process_cpu(pid)
-            if math.isnan(cpu):
+            if math.isnan(cpu):  # ended since the query
                 continue
             # A backend first seen now started during the phase: all its CPU belongs to it.
             self.first.setdefault(pid, 0.0 if self._started else cpu)
@@ -352,12 +351,21 @@ class PostgresCpu:
             return
         import psycopg
 
-        self.first, self.last, self.local = {}, {}, True
+        self.first, self.last = {}, {}
         self._stop.clear()
-        self._conn = psycopg.connect(self.url, autocommit=True, connect_timeout=10)
-        self._started = False
-        self._poll()
-        self._started = True
+        try:
+            self._conn = psycopg.connect(self.url, autocommit=True, connect_timeout=10)
+            # The server is on this machine if this connection's own backend is a local postgres process.
+            self.local = is_local_postgres(self._conn.execute("SELECT pg_backend_pid()").fetchone()[0])
+            if not self.local:
+                self._conn.close()
+                return
+            self._started = False
+            self._poll()
+            self._started = True
+        except Exception:  # the figure is optional: left out
+            self.local = False
+            return
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
@@ -436,6 +444,7 @@ class Seat:
         self.turn: int | None = None
         self.roll: int | None = None
         self.can_roll = False
+        self.status_html = ""
         self.sheet_html = ""
         self.waiters: list[tuple[int, asyncio.Future]] = []
         self.error_future: asyncio.Future | None = None
@@ -451,11 +460,18 @@ class Seat:
             self.turn, self.roll = int(turn.group(1)), int(roll.group(1))
         if 'id="scoresheet"' in frame:
             self.sheet_html = frame
-        button = ROLL_BUTTON_RE.search(frame)
-        if button:
-            self.can_roll = not DISABLED_RE.search(button.group(0))
-        elif 'id="dice-tray"' in frame:
-            self.can_roll = False
+        status = TURN_STATUS_RE.search(frame)
+        if status:  # the roll button lives in the turn status; a push without that region keeps it
+            self.status_html = status.group(0)
+            button = ROLL_BUTTON_RE.search(self.status_html)
+            self.can_roll = bool(button) and not DISABLED_RE.search(button.group(0))
+
+    def status_text(self) -> str:
+        """What the turn status says, for an error message."""
+        text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", self.status_html)).strip()
+        button = ROLL_BUTTON_RE.search(self.status_html)
+        state = "none" if not button else "disabled" if DISABLED_RE.search(button.group(0)) else "enabled"
+        return f"{self.name} v{self.version}: {text[:160]!r} (roll button {state})"
 
     async def _read(self) -> None:
         try:
@@ -467,9 +483,10 @@ class Seat:
                 match = VERSION_RE.search(frame)
                 if match:
                     version = int(match.group(1))
+                    if version >= self.version:  # the same version again: a forced redraw ("sync")
+                        self._keep(frame)
                     if version > self.version:
                         self.version = version
-                        self._keep(frame)
                         keep = []
                         for above, fut in self.waiters:
                             if version > above:
@@ -558,6 +575,7 @@ class Phase:
     turns_done: int = 0
     late: int = 0  # throughput phase: answers later than ACTION_TIMEOUT (not errors there)
     connect_seconds: float = float("nan")  # opening the 2K sockets until every screen settled
+    drain_seconds: float = float("nan")  # after the phase, until the servers were idle again
     seconds: float = 0.0
     cpu: dict = field(default_factory=dict)
     load_average: float = float("nan")
@@ -613,6 +631,7 @@ class Phase:
             "seconds": self.seconds,
             "turns_done": self.turns_done,
             "connect_seconds": self.connect_seconds,
+            "drain_seconds": self.drain_seconds,
             "late_not_errors": self.late,
             "cpu_ms_per_action": {
                 "web": self.per_action_ms(web),
@@ -646,12 +665,23 @@ async def play_game(a: Seat, b: Seat, phase: Phase, deadline: float, rng: random
     low, high = phase.spec.think
     if high > 0:
         await asyncio.sleep(rng.uniform(0, high))  # the games start out of step, as people do
+    if not (a.can_roll or b.can_roll):
+        # Ask both screens for a full redraw once before calling it a failure.
+        with contextlib.suppress(Exception):
+            for seat in (a, b):
+                await seat.ws.send(json.dumps({"action": "sync"}))
+            end = time.perf_counter() + ACTION_TIMEOUT
+            while not (a.can_roll or b.can_roll) and time.perf_counter() < end:
+                await asyncio.sleep(0.05)
     if a.can_roll:
         order = (a, b)
     elif b.can_roll:
         order = (b, a)
     else:
-        phase.failures.append(f"{a.name}: neither player's roll button is enabled at the start")
+        phase.failures.append(
+            f"neither player's roll button is enabled at the start, even after a sync: "
+            f"{a.status_text()}; {b.status_text()}"
+        )
         return
     for turn_index in range(phase.spec.turns):
         actor, other = order[turn_index % 2], order[1 - turn_index % 2]
@@ -713,15 +743,20 @@ async def act(actor: Seat, other: Seat, kind: str, message: dict, phase: Phase, 
         elif refused in done:
             raise ActionFailed(refused.result())
         else:
-            raise ActionFailed(f"no new version on the other screen by the end of the phase ({kind})")
-        # The actor's own new board carries the fields of its next action.
+            raise ActionFailed(
+                f"no new version on the other screen within {ACTION_TIMEOUT:g} s "
+                f"nor by the phase's end ({kind})"
+            )
+        # The actor's own new board carries the fields of its next action; it may come after the other's.
         done, _pending = await asyncio.wait(
-            {mine, refused},
-            timeout=max(0.1, give_up - time.perf_counter()),
-            return_when=asyncio.FIRST_COMPLETED,
+            {mine, refused}, timeout=ACTION_TIMEOUT, return_when=asyncio.FIRST_COMPLETED
         )
         if mine not in done:
-            raise ActionFailed(refused.result() if refused in done else "own board not updated")
+            raise ActionFailed(
+                refused.result()
+                if refused in done
+                else f"own board not updated within {ACTION_TIMEOUT:g} s of the other screen's"
+            )
         if mine.exception() is not None:
             raise mine.exception()
     finally:
@@ -870,7 +905,23 @@ async def run_phase(
         ]
     finally:
         await asyncio.gather(*(s.close() for s in seats), return_exceptions=True)
+    # Closing 2K sockets leaves the servers work (each closed seat is written and pushed): let them
+    # finish it, so the next phase's handshakes do not queue behind it.
+    phase.drain_seconds = await drain(used)
     return phase
+
+
+async def drain(servers: list[DaphneServer], idle_cores: float = 0.05, limit: float = DRAIN_LIMIT) -> float:
+    """Wait until every one of `servers` has used under `idle_cores` of CPU over half a second (at most
+    `limit` s); returns the seconds waited."""
+    start = time.perf_counter()
+    while time.perf_counter() - start < limit:
+        before = [s.cpu() for s in servers]
+        await asyncio.sleep(0.5)
+        after = [s.cpu() for s in servers]
+        if all(not (a - b > idle_cores * 0.5) for a, b in zip(after, before, strict=True)):
+            break
+    return time.perf_counter() - start
 
 
 # -- figures -------------------------------------------------------------------------------------------
@@ -930,7 +981,7 @@ def report(phase: Phase) -> str:
             else ""
         )
         + f"\n    per action median/p99 ms: {kinds}; {2 * phase.spec.k} sockets open and settled in "
-        f"{fmt(f['connect_seconds'])} s"
+        f"{fmt(f['connect_seconds'])} s; servers idle again {fmt(f['drain_seconds'])} s after closing them"
     )
 
 
@@ -941,14 +992,18 @@ def failure_kinds(failures: list[str]) -> list[tuple[str, int, str]]:
             kind = f"answer later than {ACTION_TIMEOUT:.0f} s (still a sample)"
         elif "refused:" in failure:
             kind = "error frame"
+        elif failure.startswith("neither player's roll button"):
+            kind = "no enabled roll button at a game's start"
         elif failure.startswith("echo socket"):
             kind = "echo socket closed"
         elif "did not open" in failure:
             kind = "socket did not open"
         elif "closed" in failure:
             kind = "socket closed"
-        elif "end of the phase" in failure:
-            kind = "no answer by the end of the phase"
+        elif "nor by the phase's end" in failure:
+            kind = f"no answer within {ACTION_TIMEOUT:g} s (nor by the phase's end)"
+        elif "own board not updated" in failure:
+            kind = f"own board not updated within {ACTION_TIMEOUT:g} s of the other's"
         elif failure.startswith("server"):
             kind = "server process"
         else:
@@ -1123,6 +1178,7 @@ def main() -> int:
     parser.add_argument("--turns", type=int, default=MAX_TURNS, help="at most this many turns per game")
     parser.add_argument("--seed", type=int, default=1, help="think times, holds and box choices")
     parser.add_argument("--json", type=Path, help="write every figure to this file")
+    parser.add_argument("--logs", type=Path, help="keep the server processes' logs in this directory")
     args = parser.parse_args()
 
     ks = [int(x) for x in args.k.split(",") if x.strip()]
@@ -1234,6 +1290,9 @@ def main() -> int:
                     error = process.log_errors()
                     if error:
                         server_errors.append(error)
+                    if args.logs and process.log_path.exists():
+                        args.logs.mkdir(parents=True, exist_ok=True)
+                        shutil.copy(process.log_path, args.logs / process.log_path.name)
                 running = []
             results += [p.figures() for p in phases]
             if len(phases) < len(plan):
