@@ -339,6 +339,70 @@ class Board:
         return mark_safe("\n".join(parts))
 
     @property
+    def seat_heads_html(self) -> SafeString:
+        """The sheet's column heads: each seat's name, presence (games against friends) and stand-in."""
+        friends = self.game.kind == Game.Kind.FRIENDS
+        online, offline, kept = (
+            escape(_("online")),
+            escape(_("offline")),
+            escape(_("computer keeps the seat")),
+        )
+        parts = []
+        for seat in self.seats:
+            player = seat.player
+            presence = ""
+            if friends and not player.is_bot:
+                presence = (
+                    f' <span class="presence{" on" if player.connected else ""}">'
+                    f"{online if player.connected else offline}</span>"
+                )
+            badge = f' <span class="badge" data-stand-in-seat>{kept}</span>' if player.stand_in else ""
+            parts.append(
+                f'<th scope="col" class="{"current" if seat.is_current else ""}" '
+                f'data-seat-name="{player.seat}">{escape(player.name)}{presence}{badge}</th>'
+            )
+        return mark_safe("".join(parts))
+
+    @property
+    def upper_total_cells(self) -> SafeString:
+        threshold = UPPER_BONUS_THRESHOLD
+        return mark_safe(
+            "".join(
+                f'<td data-upper-total="{s.sheet.upper_total}">{s.sheet.upper_total} '
+                f'<span class="of">/ {threshold}</span></td>'
+                for s in self.seats
+            )
+        )
+
+    @property
+    def upper_bonus_cells(self) -> SafeString:
+        parts = []
+        for seat in self.seats:
+            bonus = seat.sheet.upper_bonus
+            shown = bonus or '<span class="to-go">{}</span>'.format(
+                escape(_("%(n)s to go") % {"n": seat.upper_to_go})
+            )
+            parts.append(f'<td data-upper-bonus="{bonus}">{shown}</td>')
+        return mark_safe("".join(parts))
+
+    @property
+    def penta_bonus_cells(self) -> SafeString:
+        return mark_safe(
+            "".join(
+                f'<td data-penta-bonus="{s.sheet.penta_bonus}">{s.sheet.penta_bonus}</td>' for s in self.seats
+            )
+        )
+
+    @property
+    def total_cells(self) -> SafeString:
+        return mark_safe(
+            "".join(
+                f'<td data-total="{s.sheet.total}" data-seat="{s.player.seat}">{s.sheet.total}</td>'
+                for s in self.seats
+            )
+        )
+
+    @property
     def upper_rows_html(self) -> SafeString:
         return self._rows_html(upper=True)
 

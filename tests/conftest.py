@@ -59,6 +59,17 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(autouse=True)
+def _english_unless_asked():
+    """A request in Dutch leaves Dutch active in its thread (Django never switches back): each test
+    starts in English."""
+    from django.utils import translation
+
+    translation.activate("en")
+    yield
+    translation.activate("en")
+
+
+@pytest.fixture(autouse=True)
 def _fresh_channel_layer():
     """Each test gets its own channel layer: a Redis layer keeps asyncio locks bound to the event loop
     it first ran on, and every async test has a loop of its own."""

@@ -17,7 +17,9 @@ from __future__ import annotations
 import json
 from urllib.parse import parse_qs
 
+from autobahn.exception import Disconnected
 from channels.db import database_sync_to_async
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.http import Http404
@@ -98,9 +100,37 @@ class _LimitedSocket(AsyncWebsocketConsumer):
 
     language = settings.LANGUAGE_CODE
     limiter: limits.SocketLimiter | None = None
+    # Set once this side closes the socket, or a send finds it closing: whatever is still queued (a
+    # flood's backlog, a push) is dropped. A send then would raise in daphne ("Attempt to send on a
+    # closed protocol"), end the consumer before its disconnect handler runs, and leave its Connection
+    # row (counted against the caps) and a seat marked connected behind until the process dies.
+    closing = False
+
+    async def send(self, text_data=None, bytes_data=None, close=False):
+        if self.closing:
+            return
+        try:
+            await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+        except Disconnected:  # the other side is closing: the disconnect comes next
+            self.closing = True
+
+    async def close(self, code=None, reason=None):
+        self.closing = True
+        await super().close(code=code, reason=reason)
+
+    async def __call__(self, scope, receive, send):
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            # However the consumer ends, its socket is forgotten (disconnect does nothing twice): daphne
+            # kills a consumer still busy 10 s after its client left (draining a flood's backlog), and
+            # its Connection row would otherwise count against the caps until the process dies.
+            await self.disconnect(None)
 
     async def _allowed(self) -> bool:
         """Take a token for the message just received; False: it is dropped (and maybe the socket)."""
+        if self.closing:
+            return False
         verdict = self.limiter.check() if self.limiter is not None else limits.ALLOW
         if verdict == limits.ALLOW:
             return True
@@ -111,6 +141,10 @@ class _LimitedSocket(AsyncWebsocketConsumer):
                 _("Too many messages: this connection is closed. Reload the page."), status=429
             )
             await self.close(code=limits.CLOSE_FLOODING)
+            # Ends at once: the rest of the flood queued behind this message goes with the consumer
+            # instead of being read one by one.
+            await self.disconnect(limits.CLOSE_FLOODING)
+            raise StopConsumer
         return False
 
     async def send_error(self, message, *, status: int) -> None:
@@ -197,9 +231,14 @@ class GameConsumer(_LimitedSocket):
             await self.send_board(force=True)
             return
         try:
-            await database_sync_to_async(ACTIONS[name])(self.game_id, self.actor, message)
+            await database_sync_to_async(self._act)(ACTIONS[name], message)
         except GameActionError as exc:
             await self.send_error(exc.message, status=exc.status)
+
+    def _act(self, action, message: dict):
+        # In the screen's language: a refusal's message is made by the service, in the database thread.
+        with translation.override(self.language):
+            return action(self.game_id, self.actor, message)
 
     # -- events from the channel layer -------------------------------------------------------------
 
