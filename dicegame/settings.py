@@ -65,6 +65,12 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # gzip for pages and htmx answers of 200 bytes or more, when the client accepts it. Above every
+    # middleware that reads or changes the body (as Django's ordering notes ask); below WhiteNoise,
+    # whose static files are compressed once by collectstatic and never pass through here. BREACH:
+    # Django masks the CSRF token afresh in every response, and GZipMiddleware adds up to 100 random
+    # bytes to each gzipped answer (Heal The Breach), so an answer's size makes a poor oracle.
+    "django.middleware.gzip.GZipMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     # A NUL character anywhere in the request: 400, before anything reads the database.
