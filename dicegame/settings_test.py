@@ -31,11 +31,15 @@ SECURE_HSTS_SECONDS = 0
 # when the test database is dropped.
 DATABASES["default"]["CONN_MAX_AGE"] = 0
 _run = os.environ.setdefault("PENTA_TEST_RUN", str(os.getpid()))
-_worker = f"{_run}_{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
+_xdist = os.environ.get("PYTEST_XDIST_WORKER", "")
+_worker = f"{_run}_{_xdist or 'main'}"
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "var" / f"test-{_worker}.sqlite3")}
+    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "var" / f"test-{_run}.sqlite3")}
 else:
-    DATABASES["default"]["TEST"] = {"NAME": f"test_penta_{_worker}"}
+    DATABASES["default"]["TEST"] = {"NAME": f"test_penta_{_run}"}
+# pytest-django gives each xdist worker's database the worker's suffix: the name a server process of
+# the tests must use.
+PENTA_TEST_DATABASE_NAME = DATABASES["default"]["TEST"]["NAME"] + (f"_{_xdist}" if _xdist else "")
 
 PENTA_AUTO_COMMIT_SECONDS = float(os.environ.get("PENTA_AUTO_COMMIT_SECONDS", "3"))
 
@@ -45,7 +49,7 @@ PENTA_CLOCK_IN_WEB = os.environ.get("PENTA_CLOCK_IN_WEB", "").lower() in {"1", "
 
 # A server process started by a test (several daphne processes at once) uses the test database.
 if os.environ.get("PENTA_USE_TEST_DB"):
-    DATABASES["default"]["NAME"] = DATABASES["default"]["TEST"]["NAME"]
+    DATABASES["default"]["NAME"] = PENTA_TEST_DATABASE_NAME
 
 # A shared Redis cache is never flushed by the tests (the channel layer may share its server): each run
 # keeps its keys under its own prefix.

@@ -15,4 +15,4 @@ def use_test_database():
     """Point the server at the database the tests created."""
     from django.conf import settings
 
-    settings.DATABASES["default"]["NAME"] = settings.DATABASES["default"]["TEST"]["NAME"]
+    settings.DATABASES["default"]["NAME"] = settings.PENTA_TEST_DATABASE_NAME

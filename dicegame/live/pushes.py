@@ -14,14 +14,18 @@ host's controls, the friends one may invite) is rare traffic: there each socket 
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
+import weakref
 
-from asgiref.sync import async_to_sync
+from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
 from django.template.loader import render_to_string
 from django.utils import translation
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from dicegame.board import CHANGE_REGIONS, board_for, board_state, view_key
 from dicegame.models import Game, Player, Turn
@@ -58,9 +62,52 @@ def _push_committed(game: Game) -> None:
     try:
         messages = _messages(game, change)
         if messages:
-            async_to_sync(_deliver)(messages)
+            _dispatch(messages)
     except Exception:  # the change is saved; a screen that missed it is redrawn when it reconnects
         logger.exception("could not broadcast version %s of game %s", game.version, game.pk)
+
+
+def _dispatch(messages: list[tuple[str, str, dict]]) -> None:
+    """Hand the messages to this process's courier on its event loop, in order, without waiting for
+    Redis (the action answers sooner, and a process that is stopping cannot hang on a loop that no
+    longer runs); plain synchronous code (a test, a command with no event loop) delivers them itself."""
+    loop = _event_loop()
+    if loop is None:
+        async_to_sync(_deliver)(messages)
+        return
+    try:
+        loop.call_soon_threadsafe(_post, messages)
+    except RuntimeError:  # the loop closed under us: the process is stopping
+        logger.warning("the process is stopping: %d pushes not sent", len(messages))
+
+
+def _event_loop() -> asyncio.AbstractEventLoop | None:
+    """The running event loop this thread works for (asgiref's sync_to_async records it), if any."""
+    local = SyncToAsync.threadlocal
+    if getattr(local, "main_event_loop_pid", None) != os.getpid():
+        return None
+    loop = getattr(local, "main_event_loop", None)
+    if loop is None or loop.is_closed() or not loop.is_running():
+        return None
+    return loop
+
+
+_outboxes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _post(messages: list[tuple[str, str, dict]]) -> None:
+    """On the event loop: queue the messages for the loop's one courier, which sends them in order."""
+    loop = asyncio.get_running_loop()
+    if loop not in _outboxes:
+        outbox = asyncio.Queue()
+        # The task is kept with its queue: the loop holds tasks only weakly.
+        _outboxes[loop] = (outbox, loop.create_task(_courier(outbox)))
+    _outboxes[loop][0].put_nowait(messages)
+
+
+async def _courier(outbox: asyncio.Queue) -> None:
+    while True:
+        await _deliver(await outbox.get())
 
 
 def _messages(game: Game, change: str | None) -> list[tuple[str, str, dict]]:
@@ -121,10 +168,14 @@ async def _deliver(messages: list[tuple[str, str, dict]]) -> None:
     if layer is None:
         return
     for how, where, event in messages:
+        send = layer.send if how == "send" else layer.group_send
         try:
-            if how == "send":
-                await layer.send(where, event)
-            else:
-                await layer.group_send(where, event)
+            try:
+                await send(where, event)
+            except RedisConnectionError:
+                # A pooled connection that Redis dropped (it restarted) fails its first command, and
+                # redis-py connects afresh for the next: without this retry the first push after a
+                # Redis restart was lost, and a screen waiting on it stayed stale.
+                await send(where, event)
         except Exception:  # one screen's channel (full, or of a dead process) must not stop the others
             logger.warning("could not broadcast version %s to %s", event.get("version"), where, exc_info=True)

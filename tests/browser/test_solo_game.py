@@ -67,6 +67,11 @@ def box_button(page: Page, box: str) -> Locator:
     return page.get_by_role("button", name=BOX_NAMES_EN[box], exact=True)
 
 
+def box_cell(page: Page, box: str) -> Locator:
+    """The player's cell of the box's row (a solo sheet has one column)."""
+    return page.locator(f'#scoresheet tr.box-row:has(button[data-box="{box}"]) td').first
+
+
 def rolls_field(page: Page) -> Locator:
     return page.locator('#game-form input[name="roll"]')
 
@@ -168,9 +173,10 @@ def confirm(page: Page, turn: int, *, keyboard: bool = False) -> None:
 
 def filled_scores(page: Page) -> dict[str, int]:
     scores = page.evaluate(
-        """() => Object.fromEntries(Array.from(document.querySelectorAll('#scoresheet button[data-box]'))
-            .filter(b => b.hasAttribute('data-score'))
-            .map(b => [b.dataset.box, Number(b.dataset.score)]))"""
+        """() => Object.fromEntries(Array.from(document.querySelectorAll('#scoresheet tr.box-row'))
+            .filter(row => row.querySelector('td[data-score]'))
+            .map(row => [row.querySelector('button[data-box]').dataset.box,
+                         Number(row.querySelector('td[data-score]').dataset.score)]))"""
     )
     return {box: int(points) for box, points in scores.items()}
 
@@ -243,7 +249,7 @@ def test_whole_solo_game_through_the_ui(page: Page, live_server_url: str):
         box, points = choose_box(page)
         confirm(page, turn, keyboard=keyboard)
         if turn < 13:
-            expect(box_button(page, box)).to_have_attribute("data-score", str(points))
+            expect(box_cell(page, box)).to_have_attribute("data-score", str(points))
             expect(box_button(page, box)).to_be_disabled()
 
     # The finished page.
