@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
@@ -43,3 +44,8 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]
+
+if settings.PENTA_BENCH_ECHO:
+    # The benchmarks' baseline: a view that does nothing, through the whole middleware stack as every
+    # action goes (/healthz/ is answered before the stack).
+    urlpatterns.append(path("bench/bare/", views.healthz))

@@ -296,5 +296,6 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
 
 @require_GET
 def healthz(request: HttpRequest) -> HttpResponse:
-    """For load balancers (and the benchmarks' baseline): the process answers, nothing more."""
+    """The process answers, nothing more (`/healthz/` itself is answered by HealthzMiddleware; this
+    view is the benchmarks' bare view, `bench/bare/`)."""
     return HttpResponse("ok", content_type="text/plain")
