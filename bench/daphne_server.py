@@ -13,6 +13,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
+# The production entry point (daphne's own command line with WebSocket compression accepted), when the
+# project has it; else daphne itself.
+PRODUCTION_MODULE = "dicegame.live.server"
+
+
+def default_server_module() -> str:
+    return PRODUCTION_MODULE if (ROOT / "dicegame" / "live" / "server.py").exists() else "daphne"
 
 
 def free_port() -> int:
@@ -88,13 +95,17 @@ class ServerProcess:
 
 
 class DaphneServer(ServerProcess):
-    """One daphne process with the given environment; start() waits for /healthz/."""
+    """One daphne process with the given environment, run as `python -m <module>` (default: the
+    production entry point, else daphne); start() waits for /healthz/."""
 
     name = "daphne"
 
-    def __init__(self, workdir: Path, env: dict[str, str], name: str | None = None):
+    def __init__(
+        self, workdir: Path, env: dict[str, str], name: str | None = None, module: str | None = None
+    ):
         super().__init__(workdir, env, name)
         self.port = free_port()
+        self.module = module or default_server_module()
 
     def migrate(self) -> None:
         subprocess.run(
@@ -102,7 +113,7 @@ class DaphneServer(ServerProcess):
         )
 
     def start(self, timeout: float = 60.0) -> None:
-        self._spawn(["-m", "daphne", "-b", HOST, "-p", str(self.port), "dicegame.asgi:application"])
+        self._spawn(["-m", self.module, "-b", HOST, "-p", str(self.port), "dicegame.asgi:application"])
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

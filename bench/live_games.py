@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from daphne_server import HOST, ROOT, ClockProcess, DaphneServer, process_cpu
+from daphne_server import HOST, ROOT, ClockProcess, DaphneServer, default_server_module, process_cpu
 
 AIM_P99_MS = 50.0
 AIM_K = 200  # the p99 aim holds at this many games at once
@@ -576,6 +576,7 @@ class Phase:
     late: int = 0  # throughput phase: answers later than ACTION_TIMEOUT (not errors there)
     connect_seconds: float = float("nan")  # opening the 2K sockets until every screen settled
     drain_seconds: float = float("nan")  # after the phase, until the servers were idle again
+    compression: str = "?"  # the WebSocket extensions the game sockets negotiated
     seconds: float = 0.0
     cpu: dict = field(default_factory=dict)
     load_average: float = float("nan")
@@ -631,6 +632,7 @@ class Phase:
             "seconds": self.seconds,
             "turns_done": self.turns_done,
             "connect_seconds": self.connect_seconds,
+            "socket_extensions": self.compression,
             "drain_seconds": self.drain_seconds,
             "late_not_errors": self.late,
             "cpu_ms_per_action": {
@@ -872,6 +874,8 @@ async def run_phase(
             raise RuntimeError(f"no game of {spec.run} K={spec.k} had both its sockets open")
         await settle(seats)
         phase.connect_seconds = time.perf_counter() - connect_start
+        with contextlib.suppress(Exception):
+            phase.compression = ", ".join(e.name for e in seats[0].ws.protocol.extensions) or "none"
         alerts_before = sum(s.alerts for s in seats)
 
         stop = asyncio.Event()
@@ -981,7 +985,8 @@ def report(phase: Phase) -> str:
             else ""
         )
         + f"\n    per action median/p99 ms: {kinds}; {2 * phase.spec.k} sockets open and settled in "
-        f"{fmt(f['connect_seconds'])} s; servers idle again {fmt(f['drain_seconds'])} s after closing them"
+        f"{fmt(f['connect_seconds'])} s (extensions: {f['socket_extensions']}); servers idle again "
+        f"{fmt(f['drain_seconds'])} s after closing them"
     )
 
 
@@ -1168,6 +1173,12 @@ def main() -> int:
     )
     parser.add_argument("--processes", type=int, default=2, help="daphne processes (default 2)")
     parser.add_argument(
+        "--server-module",
+        default=default_server_module(),
+        help="what the web processes run, as python -m MODULE (default: %(default)s, the production entry "
+        "point; `daphne` for plain daphne, whose sockets are not compressed)",
+    )
+    parser.add_argument(
         "--think", default="0.8,1.2", help="paced think time, min,max seconds (default 0.8,1.2)"
     )
     parser.add_argument("--seconds", type=float, default=40.0, help="length of each K phase (default 40)")
@@ -1235,7 +1246,8 @@ def main() -> int:
         print(
             f"live games bench: db={db.kind} ({db.name}{', temporary' if db.created else ''}), "
             f"redis={args.redis_url or 'none (in-memory layer)'}, layers={','.join(layers)}, "
-            f"{args.processes} daphne (PENTA_CLOCK_IN_WEB=false) + 1 run_timers; {paced_run} K={args.k} "
+            f"{args.processes} x python -m {args.server_module} (PENTA_CLOCK_IN_WEB=false) + 1 run_timers; "
+            f"{paced_run} K={args.k} "
             f"for {args.seconds:g} s each"
             + (f" (think {think[0]:g}-{think[1]:g} s)" if paced_run == "paced" else "")
             + (
@@ -1260,7 +1272,8 @@ def main() -> int:
             connections.close_all()
             env = server_env(db, args.redis_url, layer, secret_key, tag)
             servers = [
-                DaphneServer(workdir, env, name=f"daphne{i + 1}-{layer}") for i in range(args.processes)
+                DaphneServer(workdir, env, name=f"daphne{i + 1}-{layer}", module=args.server_module)
+                for i in range(args.processes)
             ]
             clock = ClockProcess(workdir, env, name=f"run_timers-{layer}")
             running = [*servers, clock]
@@ -1343,6 +1356,7 @@ def main() -> int:
                             "redis": bool(args.redis_url),
                             "layers": layers,
                             "daphne_processes": args.processes,
+                            "server_module": args.server_module,
                             "mode": paced_run,
                             "k": ks,
                             "think_s": list(think),
