@@ -115,6 +115,27 @@ DATABASES = {
         conn_health_checks=True,
     ),
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Under ASGI every request runs in a thread of its own, and a persistent connection stays with its
+    # thread: a busy daphne process opened one connection per request until PostgreSQL refused more
+    # ("too many clients"). A pool per process bounds them (psycopg_pool; CONN_MAX_AGE must be 0), and
+    # a request that finds it empty waits for a connection instead of failing.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = False  # the pool checks a connection before lending it
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "connect_timeout": 5,  # an unreachable database fails a sweep fast; the clock retries
+            "pool": {
+                "min_size": int(os.environ.get("PENTA_DB_POOL_MIN", "2")),
+                "max_size": int(os.environ.get("PENTA_DB_POOL_MAX", "10")),
+                "timeout": float(os.environ.get("PENTA_DB_POOL_TIMEOUT", "10")),
+                "check": None,  # set below: psycopg_pool is imported only on PostgreSQL
+            },
+        }
+    )
+    from psycopg_pool import ConnectionPool
+
+    DATABASES["default"]["OPTIONS"]["pool"]["check"] = ConnectionPool.check_connection
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # IMMEDIATE transactions take SQLite's write lock at BEGIN, so two requests that read then write
     # the same game are serialised instead of failing with "database is locked" on upgrade.
@@ -276,7 +297,12 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "loggers": {
         "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
-        "dicegame": {"handlers": ["console"], "level": os.environ.get("PENTA_LOG_LEVEL", "WARNING")},
+        # Not also to the root logger: daphne gives that one a handler, and every line came out twice.
+        "dicegame": {
+            "handlers": ["console"],
+            "level": os.environ.get("PENTA_LOG_LEVEL", "WARNING"),
+            "propagate": False,
+        },
     },
 }
 

@@ -7,6 +7,7 @@ binaries they are skipped (in CI they fail)."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import shutil
 import time
 import urllib.error
@@ -204,3 +205,48 @@ def test_run_timers_settles_due_turns_while_redis_is_unreachable(pg, tmp_path):
     finally:
         status = timers.terminate()
     assert status == 0, timers.output()
+
+
+def test_a_busy_web_process_keeps_its_database_connections_bounded(pg, tmp_path):
+    """Under ASGI each request runs in a thread of its own: with persistent connections a busy process
+    kept one per request until PostgreSQL refused more ("too many clients"). The pool bounds them."""
+    env = project_env(pg.url(), PENTA_CLOCK_IN_WEB="false", PENTA_DB_POOL_MAX="4")
+    port = free_port()
+    web = ProjectProcess(
+        ["-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "dicegame.asgi:application"],
+        env,
+        tmp_path / "daphne.log",
+    )
+
+    def connections() -> int:
+        sql = "SELECT count(*) FROM pg_stat_activity WHERE datname = 'penta' AND pid <> pg_backend_pid()"
+        return pg.execute(sql)[0][0]
+
+    try:
+        game_id, cookie = run_django(
+            env,
+            "from importlib import import_module\n"
+            "from django.conf import settings\n"
+            "from dicegame import services\n"
+            "from dicegame.actors import GUEST_SESSION_KEY\n"
+            "session = import_module(settings.SESSION_ENGINE).SessionStore()\n"
+            "session[GUEST_SESSION_KEY] = 'busy-viewer'\n"
+            "session.create()\n"
+            "actor = services.Actor(guest_key='busy-viewer', name='Guest')\n"
+            "game = services.game_create_solo(actor=actor)\n"
+            "print(json.dumps([game.pk, f'{settings.SESSION_COOKIE_NAME}={session.session_key}']))",
+        )
+        wait_for_port(port, web)
+        url = f"http://127.0.0.1:{port}/games/{game_id}/"
+        most = 0
+        with concurrent.futures.ThreadPoolExecutor(max_workers=20) as pool:
+            pending = [pool.submit(http_status, url, cookie) for _ in range(200)]
+            while not all(f.done() for f in pending):
+                most = max(most, connections())
+                time.sleep(0.05)
+            statuses = [f.result() for f in pending]
+        assert statuses == [200] * 200, web.output()
+        assert most <= 4, f"{most} connections for a pool of 4"
+        assert connections() <= 4
+    finally:
+        web.terminate()

@@ -177,5 +177,6 @@ async def _deliver(messages: list[tuple[str, str, dict]]) -> None:
                 # redis-py connects afresh for the next: without this retry the first push after a
                 # Redis restart was lost, and a screen waiting on it stayed stale.
                 await send(where, event)
-        except Exception:  # one screen's channel (full, or of a dead process) must not stop the others
-            logger.warning("could not broadcast version %s to %s", event.get("version"), where, exc_info=True)
+        except Exception as exc:  # one screen's channel (full, of a dead process) must not stop the others
+            # One line each: in a Redis outage every push fails alike.
+            logger.warning("could not broadcast version %s to %s: %r", event.get("version"), where, exc)
