@@ -43,7 +43,16 @@ _last_presence_sweep = 0.0
 
 def sweep() -> int:
     """One pass of the clock; returns how many games changed."""
-    global _last_expiry_sweep
+    try:
+        return _sweep()
+    finally:
+        # The connection goes back to the pool between sweeps (with persistent connections it stays).
+        if not connection.in_atomic_block:
+            close_old_connections()
+
+
+def _sweep() -> int:
+    global _last_expiry_sweep, _last_presence_sweep
     from dicegame.live.presence import sweep_dead_processes
     from dicegame.live.rooms import games_expire_idle
     from dicegame.services import games_settle_overdue
@@ -53,7 +62,6 @@ def sweep() -> int:
     if not connection.in_atomic_block:
         close_old_connections()
     # First the sockets of dead processes: a seat they held may owe its turn an absence grace period.
-    global _last_presence_sweep
     now = time.monotonic()
     if now - _last_presence_sweep > PRESENCE_SWEEP_SECONDS:
         _last_presence_sweep = now

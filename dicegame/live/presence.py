@@ -102,6 +102,14 @@ async def _beat_forever() -> None:
 
 def beat() -> None:
     close_old_connections()
+    try:
+        _beat()
+    finally:
+        # Back to the pool (or kept, with persistent connections) until the next beat.
+        close_old_connections()
+
+
+def _beat() -> None:
     if ServerProcess.objects.filter(pk=_process_id).update(beat_at=timezone.now()):
         return
     if not _live:
