@@ -168,6 +168,12 @@ def server_env(db: Database, redis_url: str, layer: str, secret_key: str, tag: s
         # The players roll twice and choose at once, so no turn reaches the 3-s auto-commit; made
         # long anyway so that an overloaded server cannot turn a late choice into an auto-commit.
         PENTA_AUTO_COMMIT_SECONDS="86400",
+        # A closed loop with few games sends faster than any person (a socket's limit is 8 messages a
+        # second): the limiter still runs, with limits no bench player reaches.
+        PENTA_SOCKET_RATE="1000",
+        PENTA_SOCKET_BURST="1000",
+        PENTA_PERSON_RATE="1000",
+        PENTA_PERSON_BURST="1000",
         # Shared Redis: keys of this run's cache apart from anybody else's.
         PENTA_CACHE_PREFIX=f"penta-bench-{tag}",
         # The bench process signs the sessions the servers read: both use the same key.
