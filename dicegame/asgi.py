@@ -13,13 +13,16 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from dicegame.live.clock import ClockMiddleware  # noqa: E402
+from dicegame.live.limits import HandshakeLimit  # noqa: E402
 from dicegame.live.routing import websocket_urlpatterns  # noqa: E402
 
 application = ClockMiddleware(
     ProtocolTypeRouter(
         {
             "http": django_asgi_app,
-            "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+            "websocket": HandshakeLimit(
+                AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+            ),
         }
     )
 )

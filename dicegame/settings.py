@@ -332,6 +332,13 @@ PENTA_SOCKET_BURST = float(os.environ.get("PENTA_SOCKET_BURST", "16"))
 PENTA_PERSON_RATE = float(os.environ.get("PENTA_PERSON_RATE", "12"))
 PENTA_PERSON_BURST = float(os.environ.get("PENTA_PERSON_BURST", "24"))
 PENTA_SOCKET_ABUSE_LIMIT = int(os.environ.get("PENTA_SOCKET_ABUSE_LIMIT", "40"))
+PENTA_HANDSHAKE_RATE = float(os.environ.get("PENTA_HANDSHAKE_RATE", "10"))
+PENTA_HANDSHAKE_BURST = float(os.environ.get("PENTA_HANDSHAKE_BURST", "60"))
+PENTA_CONNECT_RATE = float(os.environ.get("PENTA_CONNECT_RATE", "1"))
+PENTA_CONNECT_BURST = float(os.environ.get("PENTA_CONNECT_BURST", "20"))
+# The server stops reading a socket's frames while this many wait for the application (TCP then
+# holds the sender back), and drops what a client sends past twice as many.
+PENTA_SOCKET_QUEUE = int(os.environ.get("PENTA_SOCKET_QUEUE", "32"))
 PENTA_REMATCH_MINUTES = 30
 # Benchmark only: route ws/echo/ (a bare echo consumer) for the server bench/live_games.py starts.
 PENTA_BENCH_ECHO = env_bool("PENTA_BENCH_ECHO", False)

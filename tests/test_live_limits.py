@@ -82,3 +82,33 @@ def test_binary_and_oversized_messages_are_refused_as_too_large():
     with pytest.raises(protocol.BadMessage) as large:
         protocol.parse('{"action": "sync", "pad": "' + "é" * 2100 + '"}')
     assert binary.value.status == large.value.status == 413
+
+
+def test_a_person_reconnecting_in_a_loop_is_refused(settings):
+    settings.PENTA_CONNECT_RATE, settings.PENTA_CONNECT_BURST = 1, 3
+    assert [limits.connect_allowed("ip:9.9.9.9", now=0.0) for _ in range(4)] == [True, True, True, False]
+    assert limits.connect_allowed("ip:8.8.8.8", now=0.0)  # somebody else
+    assert limits.connect_allowed("ip:9.9.9.9", now=1.0)
+
+
+@pytest.mark.asyncio
+async def test_an_address_opening_sockets_too_fast_is_refused_at_the_handshake(settings):
+    settings.PENTA_HANDSHAKE_RATE, settings.PENTA_HANDSHAKE_BURST = 0.001, 2
+    reached = []
+
+    async def app(scope, receive, send):
+        reached.append(scope["client"][0])
+
+    guard = limits.HandshakeLimit(app)
+    sent = []
+
+    async def receive():
+        return {"type": "websocket.connect"}
+
+    async def send(message):
+        sent.append(message)
+
+    for address in ("1.1.1.1", "1.1.1.1", "1.1.1.1", "2.2.2.2"):
+        await guard({"type": "websocket", "client": (address, 1)}, receive, send)
+    assert reached == ["1.1.1.1", "1.1.1.1", "2.2.2.2"]  # the third from 1.1.1.1 never reached the app
+    assert sent == [{"type": "websocket.close", "code": 4429}]

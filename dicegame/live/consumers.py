@@ -147,6 +147,14 @@ class _LimitedSocket(AsyncWebsocketConsumer):
             raise StopConsumer
         return False
 
+    async def _may_connect(self, identity: str) -> bool:
+        """A person reconnecting as fast as they are closed is refused before any database work."""
+        if limits.connect_allowed(identity):
+            return True
+        await self.send_error(_("Too many connections: wait a moment, then reload the page."), status=429)
+        await self.close(code=limits.CLOSE_FLOODING)
+        return False
+
     async def send_error(self, message, *, status: int) -> None:
         await self.send(text_data=self.render_error(message, status))
 
@@ -172,11 +180,13 @@ class GameConsumer(_LimitedSocket):
         # Accepted first, then closed with a code: a refused handshake reaches the browser as 1006,
         # which the page would retry for ever.
         await self.accept()
+        identity = presence.identity_of(self.actor, self.scope.get("client"))
+        if not await self._may_connect(identity):
+            return
         if not await database_sync_to_async(self._may_watch)():
             await self.close(code=CLOSE_NOT_ALLOWED)
             return
         presence.ensure_heartbeat()
-        identity = presence.identity_of(self.actor, self.scope.get("client"))
         try:
             opened = await database_sync_to_async(presence.game_socket_opened)(
                 game_id=self.game_id,
@@ -315,6 +325,8 @@ class NotificationConsumer(_LimitedSocket):
         self.user_id = user.pk
         self.language = scope_language(self.scope)
         identity = f"user:{user.pk}"
+        if not await self._may_connect(identity):
+            return
         presence.ensure_heartbeat()
         try:
             await database_sync_to_async(presence.notice_socket_opened)(

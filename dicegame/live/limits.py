@@ -3,8 +3,10 @@
 Every message a socket receives first takes a token from two buckets: the socket's own, and its
 person's (all of that person's sockets on this process together), before it is even parsed. Without a
 token the message is dropped unread; the socket is told so by an error frame (at most one a second),
-and a socket that goes on sending `PENTA_SOCKET_ABUSE_LIMIT` refused messages in a row is closed
-with CLOSE_FLOODING. A person playing at human speed never comes near the limits.
+and a socket whose refusals pile up to `PENTA_SOCKET_ABUSE_LIMIT` (each forgotten after about a
+second) is closed with CLOSE_FLOODING. Opening sockets is limited too, per person: a client that
+reconnects as fast as it is closed is refused before any database work. A person playing at human
+speed never comes near the limits.
 
 The buckets live in this process's memory: a token bucket is a rate, and a rate is per process. The
 caps on open sockets, which need every process's count, are in `presence`."""
@@ -58,7 +60,11 @@ class SocketLimiter:
 
     identity: str
     bucket: TokenBucket = field(init=False)
-    refused_in_a_row: int = 0
+    # Refusals, forgotten at one a second: a socket that keeps going over the rate (not one burst too
+    # many) reaches PENTA_SOCKET_ABUSE_LIMIT and is closed. Refusals "in a row" would never get there:
+    # the bucket lets one message through now and then.
+    refusals: float = 0.0
+    refusals_stamp: float = 0.0
     last_told: float = float("-inf")
 
     def __post_init__(self):
@@ -77,11 +83,11 @@ class SocketLimiter:
         # Both buckets pay only for a message they both allow.
         if self.bucket.take(now):
             if self._shared.bucket.take(now):
-                self.refused_in_a_row = 0
                 return ALLOW
             self.bucket.tokens += 1.0
-        self.refused_in_a_row += 1
-        if self.refused_in_a_row >= settings.PENTA_SOCKET_ABUSE_LIMIT:
+        self.refusals = max(0.0, self.refusals - max(0.0, now - self.refusals_stamp)) + 1.0
+        self.refusals_stamp = now
+        if self.refusals >= settings.PENTA_SOCKET_ABUSE_LIMIT:
             return CLOSE
         if now - self.last_told >= ERROR_FRAME_INTERVAL:
             self.last_told = now
@@ -92,3 +98,47 @@ class SocketLimiter:
         self._shared.sockets -= 1
         if self._shared.sockets <= 0 and _people.get(self.identity) is self._shared:
             del _people[self.identity]
+
+
+_connects: dict[str, TokenBucket] = {}
+
+
+def connect_allowed(identity: str, now: float | None = None) -> bool:
+    """May this person open another socket now (`PENTA_CONNECT_RATE` a second, a burst of
+    `PENTA_CONNECT_BURST`: a page load opens two, a reload two more)?"""
+    bucket = _connects.get(identity)
+    if bucket is None:
+        if len(_connects) > 10_000:  # forget the oldest people; their buckets were full again anyway
+            for key in list(_connects)[:5_000]:
+                del _connects[key]
+        bucket = _connects[identity] = TokenBucket(
+            settings.PENTA_CONNECT_RATE, settings.PENTA_CONNECT_BURST, now
+        )
+    return bucket.take(now)
+
+
+class HandshakeLimit:
+    """ASGI middleware for the sockets: an address opening sockets faster than `PENTA_HANDSHAKE_RATE` a
+    second (a burst of `PENTA_HANDSHAKE_BURST`: a school behind one address loads its pages at once) is
+    refused at the handshake, before the session is read: a client reconnecting in a loop costs a
+    refusal, not a database query."""
+
+    def __init__(self, app):
+        self.app = app
+        self.buckets: dict[str, TokenBucket] = {}
+
+    async def __call__(self, scope, receive, send):
+        address = (scope.get("client") or ("?",))[0]
+        bucket = self.buckets.get(address)
+        if bucket is None:
+            if len(self.buckets) > 10_000:
+                for key in list(self.buckets)[:5_000]:
+                    del self.buckets[key]
+            bucket = self.buckets[address] = TokenBucket(
+                settings.PENTA_HANDSHAKE_RATE, settings.PENTA_HANDSHAKE_BURST
+            )
+        if not bucket.take():
+            await receive()  # websocket.connect
+            await send({"type": "websocket.close", "code": CLOSE_FLOODING})
+            return
+        await self.app(scope, receive, send)

@@ -1,4 +1,5 @@
-"""The production server: daphne, with its sockets compressed (permessage-deflate, RFC 7692).
+"""The production server: daphne, with its sockets compressed (permessage-deflate, RFC 7692) and
+bounded (a client cannot queue more than a few dozen messages ahead of the application).
 
     python -m dicegame.live.server [daphne's own arguments]
 
@@ -31,6 +32,9 @@ from autobahn.websocket.compress import (
     PerMessageDeflateOfferAccept,
 )
 from daphne.cli import CommandLineInterface
+from daphne.ws_protocol import WebSocketProtocol
+from django.conf import settings
+from twisted.internet import reactor
 
 # Server to client: the LZ77 window (2**WINDOW_BITS bytes) and zlib's memLevel (hash table and
 # buffers): as small as they go before the pushes compress worse (measured on real pushes: 11 and
@@ -39,6 +43,8 @@ WINDOW_BITS = 12
 MEM_LEVEL = 5
 # Client to server (small JSON actions): the window the client is asked to use, when it allows it.
 CLIENT_WINDOW_BITS = 12
+# How often a socket whose reading is paused looks whether the application has caught up.
+RESUME_CHECK_SECONDS = 0.02
 
 
 def accept_deflate(offers: list) -> PerMessageDeflateOfferAccept | None:
@@ -76,6 +82,36 @@ class LeanPerMessageDeflate(PerMessageDeflate):
             self._decompressor = None
 
 
+class BoundedWebSocketProtocol(WebSocketProtocol):
+    """daphne's WebSocket protocol, which reads a client's frames as fast as they arrive and queues every
+    one for the application: a client sending at wire speed kept the event loop parsing and the
+    process stalled for everybody (the rate limits act only once a message reaches the consumer).
+    Here reading stops while `PENTA_SOCKET_QUEUE` messages wait for the application, so TCP holds the
+    sender back, and frames past twice as many (a burst already in the buffer) are dropped unread."""
+
+    reading_paused = False
+
+    def onMessage(self, payload, isBinary):
+        queue = getattr(self, "application_queue", None)
+        limit = settings.PENTA_SOCKET_QUEUE
+        if queue is not None and queue.qsize() >= 2 * limit:
+            return
+        super().onMessage(payload, isBinary)
+        if queue is not None and queue.qsize() >= limit and not self.reading_paused:
+            self.reading_paused = True
+            self.transport.pauseProducing()
+            reactor.callLater(RESUME_CHECK_SECONDS, self._resume_when_drained)
+
+    def _resume_when_drained(self):
+        if self.state == self.STATE_CLOSED:
+            return
+        if self.application_queue.qsize() <= settings.PENTA_SOCKET_QUEUE // 2:
+            self.reading_paused = False
+            self.transport.resumeProducing()
+        else:
+            reactor.callLater(RESUME_CHECK_SECONDS, self._resume_when_drained)
+
+
 class CompressingServer(Server):
     """daphne's Server whose WebSocket factory accepts permessage-deflate.
 
@@ -89,6 +125,7 @@ class CompressingServer(Server):
     @ws_factory.setter
     def ws_factory(self, factory) -> None:
         factory.setProtocolOptions(perMessageCompressionAccept=accept_deflate)
+        factory.protocol = BoundedWebSocketProtocol
         self._ws_factory = factory
 
     def run(self):
