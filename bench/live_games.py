@@ -174,6 +174,13 @@ def server_env(db: Database, redis_url: str, layer: str, secret_key: str, tag: s
         PENTA_SOCKET_BURST="1000",
         PENTA_PERSON_RATE="1000",
         PENTA_PERSON_BURST="1000",
+        # Every bench player comes from 127.0.0.1, and hundreds of sockets open at once: the limits on
+        # opening sockets per address and per person (meant for many addresses) still run, out of reach.
+        PENTA_HANDSHAKE_RATE="100000",
+        PENTA_HANDSHAKE_BURST="100000",
+        PENTA_CONNECT_RATE="100000",
+        PENTA_CONNECT_BURST="100000",
+        PENTA_MAX_SOCKETS_PER_GAME="1000",
         # Shared Redis: keys of this run's cache apart from anybody else's.
         PENTA_CACHE_PREFIX=f"penta-bench-{tag}",
         # The bench process signs the sessions the servers read: both use the same key.
