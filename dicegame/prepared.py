@@ -27,20 +27,41 @@ class _Compiled:
         self.compiler = compiler
         self.converters = converters
 
-    def rows(self, cursor_rows):
+    def run(self, connection, params) -> list[Model]:
+        """Execute with `params`; the rows as models."""
+        with connection.cursor() as cursor:
+            cursor.execute(self.sql, params)
+            rows = cursor.fetchall()
         if self.converters:
-            return self.compiler.apply_converters(cursor_rows, self.converters)
-        return cursor_rows
+            rows = self.compiler.apply_converters(rows, self.converters)
+        return [self.model.from_db(DEFAULT_DB, self.attnames, row) for row in rows]
 
 
-class PreparedSelect:
+class _PerConnection:
+    """Compiled once per database connection object (one per thread): a compiler belongs to one."""
+
+    def __init__(self):
+        self._compiled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def _compile(self, connection) -> _Compiled:
+        raise NotImplementedError
+
+    def _run(self, params) -> list[Model]:
+        connection = connections[DEFAULT_DB]
+        compiled = self._compiled.get(connection)
+        if compiled is None:
+            compiled = self._compiled[connection] = self._compile(connection)
+        return compiled.run(connection, params)
+
+
+class PreparedSelect(_PerConnection):
     """`build(*params)` makes the queryset; its SQL is compiled once and reused for any params (which
     must appear in the SQL in the order given, as they do for simple filters)."""
 
     def __init__(self, build: Callable[..., QuerySet], sample: Sequence):
+        super().__init__()
         self.build = build
         self.sample = tuple(sample)
-        self._compiled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def _compile(self, connection) -> _Compiled:
         queryset = self.build(*self.sample)
@@ -53,15 +74,7 @@ class PreparedSelect:
         return _Compiled(queryset.model, sql, attnames, compiler, compiler.get_converters(expressions))
 
     def fetch(self, *params) -> list[Model]:
-        connection = connections[DEFAULT_DB]
-        compiled = self._compiled.get(connection)
-        if compiled is None:
-            compiled = self._compiled[connection] = self._compile(connection)
-        with connection.cursor() as cursor:
-            cursor.execute(compiled.sql, params)
-            rows = cursor.fetchall()
-        model = compiled.model
-        return [model.from_db(DEFAULT_DB, compiled.attnames, row) for row in compiled.rows(rows)]
+        return self._run(params)
 
 
 class PreparedUpdate:
@@ -101,15 +114,15 @@ def save_fields(instance: Model, fields: Sequence[str]) -> None:
     update.save(instance)
 
 
-class PreparedUpdateReturning:
+class PreparedUpdateReturning(_PerConnection):
     """`UPDATE <table> SET <assignments> WHERE id = %s RETURNING <every column>`: a row lock, the
     row, and a change to it in one statement. `assignments` is SQL over the table's columns with %s
     placeholders, given after them the id."""
 
     def __init__(self, model: type[Model], assignments: Callable[[Callable[[str], str]], str]):
+        super().__init__()
         self.model = model
         self.assignments = assignments
-        self._compiled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def _compile(self, connection) -> _Compiled:
         quote = connection.ops.quote_name
@@ -126,12 +139,5 @@ class PreparedUpdateReturning:
         return _Compiled(self.model, sql, [f.attname for f in fields], compiler, converters)
 
     def fetch(self, *params) -> Model | None:
-        connection = connections[DEFAULT_DB]
-        compiled = self._compiled.get(connection)
-        if compiled is None:
-            compiled = self._compiled[connection] = self._compile(connection)
-        with connection.cursor() as cursor:
-            cursor.execute(compiled.sql, params)
-            rows = cursor.fetchall()
-        rows = list(compiled.rows(rows))
-        return self.model.from_db(DEFAULT_DB, compiled.attnames, rows[0]) if rows else None
+        rows = self._run(params)
+        return rows[0] if rows else None

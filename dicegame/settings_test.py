@@ -67,3 +67,7 @@ PENTA_HANDSHAKE_RATE = float(os.environ.get("PENTA_HANDSHAKE_RATE", "10000"))
 PENTA_HANDSHAKE_BURST = float(os.environ.get("PENTA_HANDSHAKE_BURST", "10000"))
 PENTA_CONNECT_RATE = float(os.environ.get("PENTA_CONNECT_RATE", "10000"))
 PENTA_CONNECT_BURST = float(os.environ.get("PENTA_CONNECT_BURST", "10000"))
+
+# Some tests race 20 threads of requests against each other, each holding a connection at once.
+if "pool" in DATABASES["default"].get("OPTIONS", {}):
+    DATABASES["default"]["OPTIONS"]["pool"]["max_size"] = int(os.environ.get("PENTA_DB_POOL_MAX", "30"))

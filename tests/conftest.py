@@ -17,7 +17,7 @@ from django.test import Client
 
 from dicegame.actors import GUEST_SESSION_KEY
 from dicegame.services import Actor
-from tests.factories import PASSWORD, UserFactory
+from tests.factories import PASSWORD, UserFactory, befriend
 from tests.live_server import make_application, use_test_database
 from tests.strategy_fixtures import strategy  # noqa: F401  (a session fixture: the solved table)
 
@@ -138,6 +138,29 @@ def guest_actor() -> Actor:
 @pytest.fixture
 def user_actor(user) -> Actor:
     return Actor(user_id=user.pk, name=user.username)
+
+
+# -- a room of a game against friends ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def host(db):
+    return UserFactory(username="hana")
+
+
+@pytest.fixture
+def friend(host):
+    friend = UserFactory(username="femke")
+    befriend(host, friend)
+    return friend
+
+
+@pytest.fixture
+def room(host):
+    """A room for three, created by the host, with a turn timer of 60 s."""
+    from dicegame.live import rooms
+
+    return rooms.room_create(actor=Actor(user_id=host.pk, name=host.username), seats=3, turn_seconds=60)
 
 
 # -- the live server (daphne, so WebSockets work too) -------------------------------------------------

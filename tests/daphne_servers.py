@@ -35,6 +35,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.servers import free_port, wait_until
+
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
 
@@ -54,25 +56,6 @@ TRACEBACK_MARKERS = (
     "Exception inside application",
     "Too many connections",
 )
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
-def wait_until(predicate: Callable[[], object], *, timeout: float, what, every: float = 0.05):
-    """Poll `predicate` until it returns something true (returned); fail the test after `timeout`
-    with `what` (a string, or a callable giving one: a process's output, say)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = predicate()
-        if result:
-            return result
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout:g} s waiting for {what() if callable(what) else what}")
-        time.sleep(every)
 
 
 def require_shared_layer() -> None:

@@ -137,6 +137,23 @@ def test_run_timers_survives_a_database_restart(pg, tmp_path):
     assert "the game clock stopped" in timers.output()
 
 
+def guest_game(env: dict[str, str], guest_key: str) -> tuple[int, str]:
+    """A guest's session and their solo game, made in a process of the project's: (game id, cookie)."""
+    return run_django(
+        env,
+        "from importlib import import_module\n"
+        "from django.conf import settings\n"
+        "from dicegame import services\n"
+        "from dicegame.actors import GUEST_SESSION_KEY\n"
+        "session = import_module(settings.SESSION_ENGINE).SessionStore()\n"
+        f"session[GUEST_SESSION_KEY] = {guest_key!r}\n"
+        "session.create()\n"
+        f"actor = services.Actor(guest_key={guest_key!r}, name='Guest')\n"
+        "game = services.game_create_solo(actor=actor)\n"
+        "print(json.dumps([game.pk, f'{settings.SESSION_COOKIE_NAME}={session.session_key}']))",
+    )
+
+
 def http_status(url: str, cookie: str) -> int:
     request = urllib.request.Request(url, headers={"Cookie": cookie})
     try:
@@ -156,19 +173,7 @@ def test_a_web_process_serves_a_game_page_across_a_database_restart(pg, tmp_path
     )
     try:
         # While it starts: a guest's session (a logged-in one would do as well) and their solo game.
-        game_id, cookie = run_django(
-            env,
-            "from importlib import import_module\n"
-            "from django.conf import settings\n"
-            "from dicegame import services\n"
-            "from dicegame.actors import GUEST_SESSION_KEY\n"
-            "session = import_module(settings.SESSION_ENGINE).SessionStore()\n"
-            "session[GUEST_SESSION_KEY] = 'restart-viewer'\n"
-            "session.create()\n"
-            "actor = services.Actor(guest_key='restart-viewer', name='Guest')\n"
-            "game = services.game_create_solo(actor=actor)\n"
-            "print(json.dumps([game.pk, f'{settings.SESSION_COOKIE_NAME}={session.session_key}']))",
-        )
+        game_id, cookie = guest_game(env, "restart-viewer")
         wait_for_port(port, web)
         url = f"http://127.0.0.1:{port}/games/{game_id}/"
         assert [http_status(url, cookie) for _ in range(5)] == [200] * 5, web.output()
@@ -223,19 +228,7 @@ def test_a_busy_web_process_keeps_its_database_connections_bounded(pg, tmp_path)
         return pg.execute(sql)[0][0]
 
     try:
-        game_id, cookie = run_django(
-            env,
-            "from importlib import import_module\n"
-            "from django.conf import settings\n"
-            "from dicegame import services\n"
-            "from dicegame.actors import GUEST_SESSION_KEY\n"
-            "session = import_module(settings.SESSION_ENGINE).SessionStore()\n"
-            "session[GUEST_SESSION_KEY] = 'busy-viewer'\n"
-            "session.create()\n"
-            "actor = services.Actor(guest_key='busy-viewer', name='Guest')\n"
-            "game = services.game_create_solo(actor=actor)\n"
-            "print(json.dumps([game.pk, f'{settings.SESSION_COOKIE_NAME}={session.session_key}']))",
-        )
+        game_id, cookie = guest_game(env, "busy-viewer")
         wait_for_port(port, web)
         url = f"http://127.0.0.1:{port}/games/{game_id}/"
         most = 0

@@ -12,11 +12,9 @@ from django.utils import translation
 
 from accounts.forms import SignupForm
 from accounts.models import FriendRequest, Friendship
-from dicegame.live import rooms
 from dicegame.live.routing import websocket_urlpatterns
 from dicegame.models import Game, Invitation
-from dicegame.services import Actor
-from tests.factories import PASSWORD, UserFactory, befriend
+from tests.factories import PASSWORD
 
 HX = {"HTTP_HX_REQUEST": "true"}
 NUL_MESSAGE = "NUL character"
@@ -46,23 +44,6 @@ def everything() -> tuple:
         sorted(Game.objects.values_list("pk", "version", "status")),
         get_user_model().objects.count(),
     )
-
-
-@pytest.fixture
-def host(db):
-    return UserFactory(username="hana")
-
-
-@pytest.fixture
-def friend(host):
-    friend = UserFactory(username="femke")
-    befriend(host, friend)
-    return friend
-
-
-@pytest.fixture
-def room(host):
-    return rooms.room_create(actor=Actor(user_id=host.pk, name=host.username), seats=3, turn_seconds=60)
 
 
 # -- NUL bytes (psycopg refuses them in strings: PostgreSQL answered 500) ---------------------------------

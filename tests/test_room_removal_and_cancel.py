@@ -2,7 +2,6 @@
 
 import pytest
 from django.test import Client
-from django.utils import translation
 
 from accounts.selectors import game_invitations_pending
 from dicegame import selectors, services
@@ -34,31 +33,6 @@ def room_snapshot(game_id: int) -> tuple:
     game = Game.objects.get(pk=game_id)
     invitations = list(Invitation.objects.filter(game_id=game_id).order_by("pk").values())
     return (*snapshot(game_id), game.invite_token, invitations)
-
-
-@pytest.fixture(autouse=True)
-def _default_language():
-    """A request in Dutch leaves Dutch active in the thread: start and end each test in the default."""
-    translation.deactivate()
-    yield
-    translation.deactivate()
-
-
-@pytest.fixture
-def host():
-    return UserFactory(username="hana")
-
-
-@pytest.fixture
-def friend(host):
-    friend = UserFactory(username="femke")
-    befriend(host, friend)
-    return friend
-
-
-@pytest.fixture
-def room(host):
-    return rooms.room_create(actor=actor(host), seats=3, turn_seconds=60)
 
 
 @pytest.fixture

@@ -27,23 +27,6 @@ def client_for(user) -> Client:
     return c
 
 
-@pytest.fixture
-def host():
-    return UserFactory(username="hana")
-
-
-@pytest.fixture
-def friend(host):
-    friend = UserFactory(username="femke")
-    befriend(host, friend)
-    return friend
-
-
-@pytest.fixture
-def room(host):
-    return rooms.room_create(actor=actor(host), seats=3, turn_seconds=60)
-
-
 def started_two_player_game(host, friend, turn_seconds=60):
     game = rooms.room_create(actor=actor(host), seats=2, turn_seconds=turn_seconds)
     rooms.room_invite(game_id=game.pk, actor=actor(host), username=friend.username)

@@ -100,6 +100,8 @@ def test_penta_with_50_in_the_box_earns_exactly_100_and_obeys_the_forced_order(s
 
 @given(sheets(penta_box=st.sampled_from([None, 0])), penta_st)
 def test_penta_without_50_in_the_box_is_ordinary(sheet, dice):
+    # An open Penta box may still be filled with 50 by the random rest of the sheet: not this case.
+    assume(sheet.boxes.get(Box.PENTA) != 50)
     options = sheet.options(dice)
     assert set(options) == set(sheet.open_boxes)
     for box in options:
