@@ -2,9 +2,10 @@
 
 Starts its own daphne server on a fresh SQLite file, then plays solo games over loopback as htmx does
 (HX-Request, X-CSRFToken, the `turn` and `roll` fields of `#game-form`): per turn roll, hold two dice,
-roll again, choose an enabled box, confirm. After every action it times a GET /bench/bare/ (a view that
-does nothing, through the whole middleware stack), so machine noise hits the actions and the baseline alike. Prints the median and p90 per
-action kind and overall, and median(action) / median(baseline).
+roll again, choose an enabled box, confirm. After every action it times a GET /bench/bare/ (a view
+that does nothing, through the whole middleware stack), so machine noise hits the actions and the
+baseline alike. Prints the median and p90 per action kind and overall, and median(action) /
+median(baseline).
 
     .venv/bin/python bench/solo_game.py [--games N] [--max-seconds S] [--seed K]
 
