@@ -111,6 +111,9 @@ class Player(models.Model):
     # The language of that screen: pushes to it are rendered in it.
     channel_language = models.CharField(max_length=8, blank=True)
     rematch_accepted = models.BooleanField(default=False)
+    # Set when the person resigned (left the game for good): the computer plays the seat's remaining
+    # turns so the table can finish, the seat can't be taken back, and the game counts as a loss for them.
+    left_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["game", "seat"]
