@@ -20,6 +20,8 @@ class Game(models.Model):
         SOLO = "solo", _("Solo")
         COMPUTER = "computer", _("Against the computer")
         FRIENDS = "friends", _("Against friends")
+        # Pass and play: 2-4 people on one device, typed names, no accounts (dicegame.local).
+        LOCAL = "local", _("On one device")
 
     class Status(models.TextChoices):
         OPEN = "open", _("Waiting for players")
@@ -114,6 +116,13 @@ class Player(models.Model):
     # Set when the person resigned (left the game for good): the computer plays the seat's remaining
     # turns so the table can finish, the seat can't be taken back, and the game counts as a loss for them.
     left_at = models.DateTimeField(null=True, blank=True)
+    # A person's seat of a local game (pass and play) is played from its creator's device: the
+    # creator (a user, or a guest by session key) acts for it; `user` stays empty unless a friend
+    # later confirms the column as theirs (dicegame.local).
+    controller = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    controller_guest_key = models.CharField(max_length=64, blank=True, db_index=True)
 
     class Meta:
         ordering = ["game", "seat"]
@@ -242,3 +251,33 @@ class GameAnalysis(models.Model):
 
     def __str__(self):
         return f"Analysis of game {self.game_id} (v{self.version})"
+
+
+class SeatLink(models.Model):
+    """The creator of a local game asks a friend to take a column as theirs; on confirmation the seat's
+    `user` becomes the friend (the game then shows in their history; local games are never rated)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Pending")
+        ACCEPTED = "accepted", _("Accepted")
+        DECLINED = "declined", _("Declined")
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="links")
+    from_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    to_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="seat_links"
+    )
+    status = models.CharField(max_length=10, choices=Status, default=Status.PENDING)
+    created_at = models.DateTimeField(auto_now_add=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["player"], condition=models.Q(status="pending"), name="one_pending_link_per_seat"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.from_user} offers {self.player} to {self.to_user}"
