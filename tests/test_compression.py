@@ -89,7 +89,7 @@ def test_an_htmx_answer_is_gzipped_for_a_client_that_accepts_it(user_client, use
         response = user_client.post(f"/games/{game.pk}/roll/", {"turn": 1, "roll": 0}, **HX, **GZIP)
     assert response.status_code == 200
     answer = _bodies[-1]
-    assert re.search(rb'id="dice-tray"[^>]*hx-swap-oob="true"', answer) and b"<html" not in answer
+    assert re.search(rb'id="dice-tray"[^>]*hx-swap-oob="morph"', answer) and b"<html" not in answer
     assert_gzipped_as(response, answer)
 
 

@@ -68,7 +68,7 @@ async def test_players_receive_each_others_moves_as_partials():
     b, ok_b, _ = await connect(game.pk, friend)
     assert ok_a and ok_b
     first = await a.receive_from(timeout=5)
-    assert 'id="dice-tray"' in first and 'hx-swap-oob="true"' in first
+    assert 'id="dice-tray"' in first and 'hx-swap-oob="morph"' in first
     await b.receive_from(timeout=5)
     await a.send_to(text_data=json.dumps({"action": "roll", "turn": 1, "roll": 0}))
     html = await receive_until(b, lambda h: 'data-value="' in h and re.search(r'data-value="[1-6]"', h))

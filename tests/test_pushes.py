@@ -39,7 +39,7 @@ def region(html: str, name: str) -> str:
     (a page has one, a push does not need it: htmx sends the token in a header) and layout spaces."""
     match = re.search(rf'<section id="{name}".*?</section>', html, re.S)
     assert match, f"no #{name} in {html[:300]}"
-    text = match.group(0).replace(' hx-swap-oob="true"', "")
+    text = match.group(0).replace(' hx-swap-oob="morph"', "")
     text = re.sub(r'<input type="hidden" name="csrfmiddlewaretoken"[^>]*>', "", text)
     # Timers count down between two renders.
     text = re.sub(r'(data-(?:deadline|countdown)-ms)="\d+"', r'\1="…"', text)

@@ -279,11 +279,20 @@ class GameConsumer(_LimitedSocket):
     async def send_board(self, force: bool = False):
         html, version = await database_sync_to_async(self._board)()
         if html is None:
+            # A player the host has just removed is told why the room went quiet, on the screen itself.
+            if await database_sync_to_async(self._was_removed)():
+                with translation.override(self.language):
+                    message = rooms.removed_error().message
+                await self.send_error(message, status=403)
             await self.close(code=CLOSE_NOT_ALLOWED)
             return
         if force or version > self.version:
             self.version = version
             await self.send(text_data=html)
+
+    def _was_removed(self) -> bool:
+        game = Game.objects.filter(pk=self.game_id).first()
+        return game is not None and self.actor.user_id is not None and rooms.was_removed(game, self.actor.user_id)
 
     def _board(self) -> tuple[str | None, int]:
         try:

@@ -67,6 +67,8 @@ def room_join(request: HttpRequest, token: str) -> HttpResponse:
         back = urlencode({"next": request.path}, safe="/")
         context = {
             "game": game,
+            # Every seat taken: the link can only offer watching (seats free up only if the host frees one).
+            "full": game.players.count() >= game.seats_wanted,
             "host": host,
             "token": token,
             "watch_url": watch_url,
@@ -153,6 +155,13 @@ def room_start(request: HttpRequest, game_id: int) -> HttpResponse:
 @login_required
 def seat_take_back(request: HttpRequest, game_id: int) -> HttpResponse:
     return _game_action(request, game_id, lambda actor: rooms.seat_take_back(game_id=game_id, actor=actor))
+
+
+@require_POST
+@login_required
+def seat_leave(request: HttpRequest, game_id: int) -> HttpResponse:
+    """Leave a game against friends for good: the computer finishes the seat (rooms.seat_leave)."""
+    return _game_action(request, game_id, lambda actor: rooms.seat_leave(game_id=game_id, actor=actor))
 
 
 @require_POST

@@ -10,36 +10,96 @@
     if (event.target.matches("select[data-autosubmit]")) event.target.form.requestSubmit();
   });
 
-  // One action at a time: a tap made while the previous action is on its way is replayed on the
-  // fresh board once that answer has arrived, so it applies to the dice the player will see.
-  let busy = false;
+  // One action at a time. A tap made while the previous action is on its way is replayed on the fresh
+  // board once that answer has arrived, so it applies to the dice the player will see. The queue can
+  // never wedge: whatever becomes of the request (answered, refused, lost, late, aborted before it was
+  // sent), the page releases it, and when the answer did not arrive the board is fetched afresh.
+  const QUEUE_LIMIT = 4;
+  // A request still unanswered after this long is given up (htmx's own timeout, in base.html, is 10 s).
+  const STUCK_MS = 12000;
+  // Two presses of Roll this close together are one press (a double click): no roll without a look.
+  const ROLL_GUARD_MS = 400;
+  let inflight = null; // {xhr, key, since}
   const queued = [];
+  let lastRollAt = 0;
 
   function actionElement(key) {
     return document.querySelector('#game [data-action="' + key + '"]');
   }
+  function gameAction(target) {
+    return target && target.closest && target.closest("#game") ? target.dataset.action || "" : null;
+  }
+
+  // A double click on Roll reaches the page as two clicks, the second with detail 2: drop it before
+  // htmx sees it. A replayed tap (element.click()) has detail 0.
+  document.addEventListener(
+    "click",
+    function (event) {
+      const roll = event.target.closest && event.target.closest('#game [data-action="roll"]');
+      if (roll && event.detail > 1) {
+        event.preventDefault();
+        event.stopImmediatePropagation();
+      }
+    },
+    true,
+  );
 
   document.addEventListener("htmx:confirm", function (event) {
-    const key = event.target.dataset && event.target.dataset.action;
-    if (!key || !event.target.closest("#game")) return;
-    if (busy) {
+    const key = gameAction(event.target);
+    // Not a player's action (a timer's tick, a resync): never held back.
+    if (!key) return;
+    if (inflight && Date.now() - inflight.since > STUCK_MS) release(inflight.xhr, true);
+    if (key === "roll") {
+      const rolling = (inflight && inflight.key === "roll") || queued.indexOf("roll") >= 0;
+      if (rolling || Date.now() - lastRollAt < ROLL_GUARD_MS) {
+        event.preventDefault();
+        return;
+      }
+    }
+    if (inflight) {
       event.preventDefault();
-      queued.push(key);
+      if (key && queued.length < QUEUE_LIMIT) queued.push(key);
     }
   });
 
   document.addEventListener("htmx:beforeRequest", function (event) {
-    if (!event.target.closest || !event.target.closest("#game")) return;
-    busy = true;
-    // The element that sent the request is usually replaced by the answer, so its own htmx events
-    // may never reach the document: follow the request itself. loadend comes after htmx's swap.
-    event.detail.xhr.addEventListener("loadend", function () {
-      window.setTimeout(releaseAndReplay, 0);
+    const key = gameAction(event.target);
+    // A tick sent while an action is on its way does not take its place in the queue.
+    if (key === null || (inflight && !key)) return;
+    const xhr = event.detail.xhr;
+    inflight = { xhr: xhr, key: key, since: Date.now() };
+    rememberFocus(event.target);
+    // The element that sent the request may be gone by the time the answer comes: follow the
+    // request itself. loadend comes after htmx's swap.
+    xhr.addEventListener("loadend", function () {
+      window.setTimeout(function () {
+        release(xhr, xhr.status === 0);
+      }, 0);
     });
   });
+  // Lost answers (no connection, timeout, aborted, an answer that failed to apply): release and resync.
+  ["htmx:sendError", "htmx:timeout", "htmx:sendAbort", "htmx:onLoadError", "htmx:swapError"].forEach(
+    function (name) {
+      document.addEventListener(name, function (event) {
+        if (gameAction(event.target) === null) return;
+        const xhr = event.detail && event.detail.xhr;
+        window.setTimeout(function () {
+          release(xhr || (inflight && inflight.xhr), true);
+        }, 0);
+      });
+    },
+  );
 
-  function releaseAndReplay() {
-    busy = false;
+  function release(xhr, lost) {
+    if (!inflight || (xhr && inflight.xhr !== xhr)) return;
+    if (inflight.key === "roll") lastRollAt = Date.now();
+    inflight = null;
+    if (lost) {
+      queued.length = 0;
+      resync();
+      return;
+    }
+    restoreFocus();
     replay(queued.shift(), 0);
   }
 
@@ -52,16 +112,77 @@
       element.click();
     } else if (attempt < 8) {
       window.setTimeout(function () {
-        if (!busy) replay(key, attempt + 1);
+        if (!inflight) replay(key, attempt + 1);
       }, 150);
     } else {
       queued.length = 0;
     }
   }
 
+  // The board afresh: by the socket when there is one, else by asking the page's own address.
+  let resyncing = false;
+  function resync() {
+    const game = document.getElementById("game");
+    if (!game || resyncing) return;
+    if (socket && socketOpen) {
+      askForSync();
+      return;
+    }
+    resyncing = true;
+    htmx
+      .ajax("GET", window.location.pathname + window.location.search, {
+        source: game,
+        swap: "none",
+        headers: { "X-Penta-Resync": "1" },
+      })
+      .finally(function () {
+        resyncing = false;
+      });
+  }
+  // Watchdog: a request that never settles (no answer, no error) is given up, and the board resynced.
+  window.setInterval(function () {
+    if (inflight && Date.now() - inflight.since > STUCK_MS) {
+      try {
+        inflight.xhr.abort();
+      } catch (e) {
+        /* already done */
+      }
+      release(inflight && inflight.xhr, true);
+    }
+  }, 1000);
+
+  // Focus stays where the player was: after an action the same control (or, when it went away or
+  // became disabled, the next one they need) has the focus, not the page.
+  let focusKey = null;
+  function rememberFocus(source) {
+    const focused = document.activeElement;
+    const within = focused && focused !== document.body && focused.closest && focused.closest("#game");
+    focusKey = within ? focused.id || focused.dataset.action || null : null;
+    if (!focusKey && source && source.dataset && source.dataset.action) {
+      focusKey = source.matches(":focus-visible") ? source.dataset.action : null;
+    }
+  }
+  function findControl(key) {
+    if (!key) return null;
+    return document.getElementById(key) || actionElement(key);
+  }
+  function usable(element) {
+    return element && !element.disabled && element.offsetParent !== null;
+  }
+  function restoreFocus() {
+    if (!focusKey) return;
+    const focused = document.activeElement;
+    if (focused && focused !== document.body && document.contains(focused) && !focused.disabled) return;
+    const candidates = [findControl(focusKey), actionElement("confirm"), actionElement("roll")];
+    const target = candidates.find(usable);
+    if (target) target.focus({ preventScroll: true });
+  }
+
   // Keyboard: Space rolls, 1-5 hold dice, Enter confirms, unless a control has the focus.
   document.addEventListener("keydown", function (event) {
     if (event.altKey || event.ctrlKey || event.metaKey || !document.getElementById("game")) return;
+    // A key held down repeats: one press is one action.
+    if (event.repeat) return;
     const focused = document.activeElement;
     const inControl = focused && focused.matches("input, select, textarea, button, a, summary, [contenteditable]");
     let key = null;
@@ -120,8 +241,18 @@
   // Live games: every push carries the game's status and version. A page whose shape no longer fits
   // (the room started, the game ended) reloads; a page that missed a version asks for the full state.
   let socket = null;
+  let socketOpen = false;
   let lastVersion = null;
   let opened = false;
+  // The answer to a sync is taken even when its version is the page's own: the page asked because
+  // it may not show what its version says.
+  let syncAsked = false;
+  // After a resync the page shows the server's version, whatever it believed before.
+  let adoptVersion = false;
+  function askForSync() {
+    syncAsked = true;
+    socket.send(JSON.stringify({ action: "sync" }));
+  }
   document.addEventListener("DOMContentLoaded", function () {
     const marker = document.getElementById("game-status");
     if (marker) lastVersion = Number(marker.dataset.version);
@@ -129,9 +260,13 @@
   document.addEventListener("htmx:wsOpen", function (event) {
     if (!event.target.closest || !event.target.closest("#game")) return;
     socket = event.detail.socketWrapper;
+    socketOpen = true;
     // After a reconnect, ask for the full state: pushes may have been missed while away.
-    if (opened) socket.send(JSON.stringify({ action: "sync" }));
+    if (opened) askForSync();
     opened = true;
+  });
+  document.addEventListener("htmx:wsClose", function (event) {
+    if (event.target.closest && event.target.closest("#game")) socketOpen = false;
   });
   // Pushes and answers travel on different connections: never let an older state replace a newer one.
   function versionOf(html) {
@@ -140,12 +275,23 @@
   }
   document.addEventListener("htmx:wsBeforeMessage", function (event) {
     const version = versionOf(event.detail.message);
+    if (version === null || lastVersion === null) return;
+    if (syncAsked && version >= lastVersion) {
+      syncAsked = false;
+      adoptVersion = true;
+      return;
+    }
     // The same version as the page already shows (usually the answer to this page's own action) is
-    // not swapped in again: a second swap could swallow a tap on a button it replaces.
-    if (version !== null && lastVersion !== null && version <= lastVersion) event.preventDefault();
+    // not applied again.
+    if (version <= lastVersion) event.preventDefault();
   });
   document.addEventListener("htmx:beforeSwap", function (event) {
     const xhr = event.detail.xhr;
+    const config = event.detail.requestConfig;
+    if (config && config.headers && config.headers["X-Penta-Resync"]) {
+      adoptVersion = true;
+      return;
+    }
     const version = versionOf(xhr && xhr.responseText);
     if (version !== null && lastVersion !== null && version <= lastVersion && xhr.status < 400) {
       event.detail.shouldSwap = false;
@@ -155,14 +301,27 @@
     const marker = event.detail && event.detail.target;
     if (!marker || marker.id !== "game-status") return;
     const game = document.getElementById("game");
+    const version = Number(marker.dataset.version);
+    if (game && marker.dataset.nextGame && document.querySelector("[data-rematch]")) {
+      // Everyone said yes to the rematch: every player goes to it at once.
+      window.location.assign(marker.dataset.nextGame);
+      return;
+    }
     if (game && marker.dataset.status !== game.dataset.status) {
       window.location.reload();
       return;
     }
-    const version = Number(marker.dataset.version);
-    if (lastVersion !== null && version > lastVersion + 1 && socket) {
-      socket.send(JSON.stringify({ action: "sync" }));
+    if (game && game.dataset.status === "finished" && lastVersion !== null && version > lastVersion) {
+      // After the end only the rematch offer changes (someone said yes): show it.
+      window.location.reload();
+      return;
     }
+    if (adoptVersion) {
+      adoptVersion = false;
+      lastVersion = version;
+      return;
+    }
+    if (lastVersion !== null && version > lastVersion + 1 && socket) askForSync();
     lastVersion = Math.max(lastVersion || 0, version);
   });
 })();
