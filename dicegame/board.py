@@ -18,10 +18,19 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
+from dicegame import hint_words, moments
 from dicegame.labels import box_label
 from dicegame.models import Game, Player, Turn
-from dicegame.scoring import UPPER_BONUS, UPPER_BONUS_THRESHOLD, Box, Scoresheet
+from dicegame.scoring import (
+    JOKER_LOWER_BOXES,
+    PENTA_BONUS,
+    UPPER_BONUS,
+    UPPER_BONUS_THRESHOLD,
+    Box,
+    Scoresheet,
+)
 from dicegame.services import MAX_ROLLS, Actor, turn_auto_commit_remaining
 from dicegame.strategy import Strategy
 
@@ -43,6 +52,7 @@ class Die:
     held: bool
     label: str  # "Die 2: 5", in the viewer's language
     pips_html: SafeString
+    rolled: bool = False  # rolled by the last roll (not held from the one before): it tumbles
 
 
 class Cell(NamedTuple):
@@ -121,6 +131,9 @@ class Hints:
     expected_total: float  # under optimal play from here
     keeps: list[HintLine]
     boxes: list[HintLine]
+    # The best move in plain words (dicegame.hint_words), and the dice of the tray it keeps.
+    sentence: str = ""
+    keep_flags: tuple[bool, ...] = ()
 
 
 def _keep_label(keep: tuple[int, ...]) -> str:
@@ -131,7 +144,13 @@ def _keep_label(keep: tuple[int, ...]) -> str:
     return _("Hold %(dice)s") % {"dice": " ".join(str(v) for v in keep)}
 
 
-def game_hints(*, sheet: Scoresheet, dice_values: tuple[int, ...] | None, rolls_used: int) -> Hints:
+def game_hints(
+    *,
+    sheet: Scoresheet,
+    dice_values: tuple[int, ...] | None,
+    rolls_used: int,
+    held: tuple[bool, ...] | None = None,
+) -> Hints:
     strategy = Strategy.shared()
     if dice_values is None:
         return Hints(expected_total=strategy.expected_total(sheet), keeps=[], boxes=[])
@@ -139,7 +158,16 @@ def game_hints(*, sheet: Scoresheet, dice_values: tuple[int, ...] | None, rolls_
     boxes = strategy.evaluate(sheet, dice_values, 0)
     keeps = strategy.evaluate(sheet, dice_values, rolls_left) if rolls_left else []
     best = max(c.expected_total for c in (keeps or boxes))
+    keep_flags: tuple[bool, ...] = ()
+    if keeps and len(keeps[0].keep) < len(dice_values):
+        sentence = hint_words.keep_sentence(keeps[0].keep)
+        if keeps[0].keep:
+            keep_flags = hint_words.keep_positions(dice_values, keeps[0].keep, held)
+    else:
+        sentence = hint_words.box_sentence(boxes[0].box, boxes[0].points, stop_rolling=bool(keeps))
     return Hints(
+        sentence=sentence,
+        keep_flags=keep_flags,
         expected_total=best,
         keeps=[HintLine(_keep_label(c.keep), c.expected_total, best - c.expected_total) for c in keeps[:6]],
         boxes=[
@@ -185,6 +213,36 @@ def _box_labels(language: str) -> dict[Box, str]:
     return {b: escape(box_label(b)) for b in Box}
 
 
+def _short_labels() -> dict[Box, str]:
+    return {
+        Box.ONES: pgettext("box, short", "1s"),
+        Box.TWOS: pgettext("box, short", "2s"),
+        Box.THREES: pgettext("box, short", "3s"),
+        Box.FOURS: pgettext("box, short", "4s"),
+        Box.FIVES: pgettext("box, short", "5s"),
+        Box.SIXES: pgettext("box, short", "6s"),
+        Box.THREE_OF_A_KIND: pgettext("box, short", "3K"),
+        Box.FOUR_OF_A_KIND: pgettext("box, short", "4K"),
+        Box.FULL_HOUSE: pgettext("box, short", "FH"),
+        Box.SMALL_STRAIGHT: pgettext("box, short", "SS"),
+        Box.LARGE_STRAIGHT: pgettext("box, short", "LS"),
+        Box.CHANCE: pgettext("box, short", "Ch"),
+        Box.PENTA: pgettext("box, short", "Penta"),
+    }
+
+
+@cache
+def _box_label_html(language: str) -> dict[Box, str]:
+    """A box's name for the sheet: the full name, and a short one a narrow sheet shows instead (CSS picks).
+    The full name stays the accessible name: a narrow sheet hides it visually, not from screen readers."""
+    short = _short_labels()
+    return {
+        b: f'<span class="box-full">{escape(box_label(b))}</span>'
+        f'<span class="box-short" aria-hidden="true">{escape(short[b])}</span>'
+        for b in Box
+    }
+
+
 @dataclass(frozen=True)
 class BoardState:
     """The game at one version as everybody sees it."""
@@ -203,6 +261,9 @@ class BoardState:
     next_step_ms: int | None
     deadline_ms: int | None
     game_url: str
+    # The turns this change wrote, with whether each reached the upper bonus (services._write): the
+    # moments a board built for the change celebrates (dicegame.moments). Empty for a page load.
+    written: tuple = ()
 
     @property
     def rolls_used(self) -> int:
@@ -245,6 +306,7 @@ def board_state(*, game: Game, players: list[Player] | None = None, turn: Turn |
         next_step_ms=_ms_until(turn.next_step_at) if bot_playing and turn.next_step_at else None,
         deadline_ms=_ms_until(turn.deadline_at) if turn and turn.deadline_at and not bot_playing else None,
         game_url=reverse("dicegame:game", args=[game.pk]),
+        written=tuple(getattr(game, "_written", ())),
     )
 
 
@@ -279,6 +341,11 @@ class Board:
     deadline_ms: int | None = None
     game_url: str = ""
     turns: list[Turn] = field(default_factory=list)
+    # What to celebrate (dicegame.moments) and, for a Penta the forced joker places, why some boxes close.
+    moments: list = field(default_factory=list)
+    joker_note: str = ""
+    # A local game (pass and play) at the start of a person's turn: whom to hand the device to.
+    pass_to: str = ""
 
     @property
     def spectator(self) -> bool:
@@ -309,15 +376,22 @@ class Board:
         held_text = escape(_("held"))
         url = self.game_url
         disabled = "" if self.can_hold else " disabled"
+        # The dice just rolled tumble (CSS). The class names the roll, so it changes with every roll even
+        # when a live update morphs the die in place instead of replacing it.
+        rolled = f" roll-{self.rolls_used}"
+        # The dice the hint says to keep are marked (hint_words.keep_positions).
+        keep = self.hints.keep_flags if self.hints and self.hints.keep_flags else (False,) * 5
         parts = []
         for die in self.dice:
             n = die.index
             parts.append(
                 f'<button type="submit" form="game-form" class="die{" held" if die.held else ""}'
-                f'{"" if die.value else " blank"}" data-die="{n}" data-value="{die.value or ""}" '
+                f'{" hint-keep" if keep[n - 1] else ""}'
+                f'{"" if die.value else " blank"}{rolled if die.rolled else ""}" data-die="{n}" '
+                f'data-value="{die.value or ""}" '
                 f'data-action="die-{n}" aria-pressed="{"true" if die.held else "false"}" '
                 f'aria-label="{escape(die.label)}" formaction="{url}hold/{n}/" hx-post="{url}hold/{n}/"'
-                f'{disabled}><span class="pips" aria-hidden="true">{die.pips_html}</span>'
+                f'{disabled}><span class="face face-{die.value or 0}" aria-hidden="true">{die.pips_html}</span>'
                 f'<span class="held-label" aria-hidden="true">{held_text if die.held else ""}</span></button>'
             )
         return mark_safe("\n".join(parts))
@@ -325,6 +399,7 @@ class Board:
     def _rows_html(self, upper: bool) -> SafeString:
         url = self.game_url
         parts = []
+        labels = _box_label_html(get_language() or "")
         for row in self.rows:
             if row.is_upper != upper:
                 continue
@@ -334,7 +409,7 @@ class Board:
                 f'<button type="submit" form="game-form" class="box-button" data-box="{name}" '
                 f'data-action="box-{name}" aria-pressed="{"true" if row.chosen else "false"}" '
                 f'formaction="{url}choose/{name}/" hx-post="{url}choose/{name}/"'
-                f"{'' if row.selectable else ' disabled'}>{row.label}</button></th>{row.cells_html}</tr>"
+                f"{'' if row.selectable else ' disabled'}>{labels[row.box]}</button></th>{row.cells_html}</tr>"
             )
         return mark_safe("\n".join(parts))
 
@@ -359,7 +434,7 @@ class Board:
             badge = f' <span class="badge" data-stand-in-seat>{kept}</span>' if player.stand_in else ""
             parts.append(
                 f'<th scope="col" class="{"current" if seat.is_current else ""}" '
-                f'data-seat-name="{player.seat}">{escape(player.name)}{presence}{badge}</th>'
+                f'data-seat-name="{player.seat}">{escape(player.display_name)}{presence}{badge}</th>'
             )
         return mark_safe("".join(parts))
 
@@ -415,17 +490,44 @@ def viewer_seat(state: BoardState, actor: Actor) -> Player | None:
     return next((p for p in state.players if actor.owns(p)), None)
 
 
+def local_screen_seat(state: BoardState, seat: Player | None) -> Player | None:
+    """A local game's one screen plays every person's seat: it sees the board as the current person
+    (or, while a computer plays, as the seat it holds). Any other game: the seat itself."""
+    if seat is None or state.game.kind != Game.Kind.LOCAL:
+        return seat
+    current = state.current
+    return current if current is not None and not current.is_bot else seat
+
+
+def _pass_to(state: BoardState, seat: Player | None) -> str:
+    """The name to hand the device to: a local game of two or more people, at the start of a person's
+    turn (no roll yet). The first roll is the tap that takes the device, so this needs no state."""
+    if state.game.kind != Game.Kind.LOCAL or seat is None or state.current is None:
+        return ""
+    if state.current.is_bot or state.rolls_used or sum(not p.is_bot for p in state.players) < 2:
+        return ""
+    return state.current.name
+
+
 def view_key(state: BoardState, seat: Player | None) -> tuple:
     """Viewers with equal keys see the same HTML (in one language): everything `board_for` takes
     from the viewer is in here."""
+    seat = local_screen_seat(state, seat)
     if seat is None:
         return ("spectator",)
     acting = state.current is not None and state.current.pk == seat.pk
-    return ("seat", acting, seat.stand_in, seat.hints and state.game.kind != Game.Kind.FRIENDS)
+    return (
+        "seat",
+        acting,
+        seat.stand_in,
+        seat.hints and state.game.kind != Game.Kind.FRIENDS,
+        seat.left_at is not None,
+    )
 
 
 def board_for(state: BoardState, seat: Player | None) -> Board:
     """The board as `seat`'s player sees it (None: a spectator), labelled in the active language."""
+    seat = local_screen_seat(state, seat)
     game, turn, current = state.game, state.turn, state.current
     my_turn = seat is not None and current is not None and seat.pk == current.pk
     dice_values, held = state.dice_values, state.held
@@ -461,8 +563,12 @@ def board_for(state: BoardState, seat: Player | None) -> Board:
             sheet=state.sheets[seat.pk],
             dice_values=dice_values if my_turn else None,
             rolls_used=rolls_used if my_turn else 0,
+            held=held,
         )
     values = dice_values or (None,) * 5
+    rolled = (False,) * 5
+    if dice_values and turn.rolls:
+        rolled = tuple(not h for h in turn.rolls[-1]["held"])
     return Board(
         game=game,
         turn=turn,
@@ -473,6 +579,7 @@ def board_for(state: BoardState, seat: Player | None) -> Board:
                 held=held[i],
                 label=_die_label(language, i + 1, value),
                 pips_html=_pips_html(value),
+                rolled=rolled[i],
             )
             for i, value in enumerate(values)
         ],
@@ -495,6 +602,9 @@ def board_for(state: BoardState, seat: Player | None) -> Board:
         my_seat=seat,
         deadline_ms=state.deadline_ms,
         game_url=state.game_url,
+        moments=moments.board_moments(state),
+        joker_note=joker_note(state.sheets[current.pk], dice_values) if current and dice_values else "",
+        pass_to=_pass_to(state, seat),
     )
 
 
@@ -510,3 +620,36 @@ def game_board(
 
         board.turns.extend(game_turn_log(game=game))
     return board
+
+
+def joker_note(sheet: Scoresheet, dice_values: tuple[int, ...]) -> str:
+    """Why the forced joker closes boxes for this Penta, in one sentence ("" when it does not apply)."""
+    if not sheet.is_joker(dice_values):
+        return ""
+    face = dice_values[0]
+    own = Box.upper(face)
+    values = {"box": box_label(own), "bonus": PENTA_BONUS}
+    if own not in sheet.boxes:
+        return (
+            _(
+                "Joker: with 50 in the Penta box, this Penta must go in its own box, %(box)s, while that "
+                "box is open (and earns the %(bonus)s Penta bonus)."
+            )
+            % values
+        )
+    if any(b in sheet.open_boxes for b in JOKER_LOWER_BOXES):
+        return (
+            _(
+                "Joker: the %(box)s box is full, so any open lower box scores as if the dice fit it (Full "
+                "house 25, straights 30 and 40, the others the dice's sum); the upper boxes are closed. The "
+                "%(bonus)s Penta bonus counts wherever it goes."
+            )
+            % values
+        )
+    return (
+        _(
+            "Joker: the %(box)s box and every lower box are full, so this Penta goes in an open upper box "
+            "for 0 (the %(bonus)s Penta bonus still counts)."
+        )
+        % values
+    )

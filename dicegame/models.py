@@ -120,7 +120,7 @@ class Player(models.Model):
     # creator (a user, or a guest by session key) acts for it; `user` stays empty unless a friend
     # later confirms the column as theirs (dicegame.local).
     controller = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     controller_guest_key = models.CharField(max_length=64, blank=True, db_index=True)
 
@@ -140,6 +140,22 @@ class Player(models.Model):
     @property
     def is_bot(self) -> bool:
         return bool(self.bot_strength)
+
+    @property
+    def display_name(self) -> str:
+        """The seat's name for the viewer: a computer player's name is made at render time in the
+        viewer's language (the stored `name` is in the language the game was created in)."""
+        if not self.bot_strength:
+            return self.name
+        from dicegame.services import bot_name
+
+        # A lone computer opponent is "Computer (hard)", several are numbered by seat: the stored name
+        # says which (no extra query for the game's other seats).
+        numbered = any(ch.isdigit() for ch in self.name)
+        try:
+            return bot_name(self.bot_strength, self.seat, 2 if numbered else 1)
+        except KeyError:  # a strength this version does not know: the stored name is all there is
+            return self.name
 
     @property
     def computer_plays(self) -> bool:

@@ -24,8 +24,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import Avg, Count, Exists, F, IntegerField, Max, OuterRef, Q, Subquery, Sum, Window
 from django.db.models.expressions import ExpressionWrapper
 from django.db.models.fields.json import KT
-from django.db.models.functions import Cast, RowNumber
+from django.db.models.functions import Cast, Coalesce, RowNumber
 from django.db.models.lookups import GreaterThanOrEqual
+from django.utils import translation
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
@@ -70,6 +71,59 @@ LEADERBOARD_SIZE = 20
 LEADERBOARD_RECENT = 20  # "average over the last 20 games"
 LEADERBOARD_MIN_GAMES = 5  # for the averages and the accuracy board
 SEAT_CLASSES = 4  # css classes series-0..3
+
+# -- fairness of records -----------------------------------------------------------------------------
+# Turns the computer played for an absent person (Turn.stand_in: a turn timer ran out, or the computer
+# kept the seat) are optimal play, not the person's. A game in which it played more than this many of a
+# person's 13 turns does not count for their best total, averages, accuracy or any leaderboard (it still
+# counts as played). Two: one missed turn, or a single two-turn absence (a phone call, a dropped
+# connection), is bad luck and changes a total by a few points; three or more is a real share of the game
+# (two accounts that leave a 30-second room get 13 optimal turns each, 297 points, and must not top a
+# leaderboard with them).
+STAND_IN_TURN_LIMIT = 2
+
+
+def stand_in_turns():
+    """An expression for a seat (a Player queryset): how many of its turns the computer played for it."""
+    return Coalesce(
+        Subquery(
+            Turn.objects.filter(player_id=OuterRef("pk"), stand_in=True)
+            .order_by()
+            .values("player_id")
+            .annotate(n=Count("pk"))
+            .values("n")[:1]
+        ),
+        0,
+    )
+
+
+def counted_seats(seats):
+    """These seats (a Player queryset) less those whose game does not count for the person's records."""
+    return seats.alias(stand_in_turns=stand_in_turns()).filter(stand_in_turns__lte=STAND_IN_TURN_LIMIT)
+
+
+# A person left a finished game when they resigned (left_at), or when the computer still kept their seat
+# at the end: the game is a loss for them against everyone still at the table.
+LEFT = Q(left_at__isnull=False) | Q(stand_in=True)
+AT_TABLE = Q(left_at__isnull=True, stand_in=False)
+
+
+def seat_left(player: Player) -> bool:
+    return player.left_at is not None or player.stand_in
+
+
+def counts_for_records(player: Player) -> bool:
+    """For a seat annotated with `stand_in_turns` (stand_in_turns())."""
+    return player.stand_in_turns <= STAND_IN_TURN_LIMIT
+
+
+def records_rule() -> str:
+    """The rule in plain words, shown wherever records are."""
+    return _(
+        "A game in which the computer played more than %(n)d of a player's turns for them counts as "
+        "played, but not for their best total, averages, accuracy or leaderboards. A game a player left "
+        "counts as a loss against those still at the table."
+    ) % {"n": STAND_IN_TURN_LIMIT}
 
 
 class ReviewError(Exception):
@@ -458,7 +512,7 @@ def game_review(*, game: Game, stored: GameAnalysis, step: str | int | None) -> 
 def value_chart(data: dict, players: list[Player], *, marker_x: float | None = None) -> SafeString:
     series = [
         charts.Series(
-            p.name,
+            p.display_name,
             [(x, y) for x, y in data["seats"][str(p.seat)]["values"]],
             f"series-{p.seat % SEAT_CLASSES}",
         )
@@ -528,6 +582,7 @@ class KindStats:
     shared_wins: int
     average: float | None
     best: int | None
+    counted: int = 0  # the games that count for records (see STAND_IN_TURN_LIMIT)
 
 
 @dataclass(frozen=True)
@@ -557,6 +612,7 @@ class HeadToHead:
 @dataclass
 class PlayerStats:
     games: int = 0
+    counted: int = 0  # of `games`, those that count for records (see STAND_IN_TURN_LIMIT)
     average: float | None = None
     best: int | None = None
     wins: int = 0
@@ -579,6 +635,10 @@ class PlayerStats:
     @property
     def label_counts(self) -> list[tuple[str, str, int]]:
         return [(label, label_name(label), self.counts.get(label, 0)) for label in A.LABELS]
+
+    @property
+    def not_counted(self) -> int:
+        return self.games - self.counted
 
 
 def player_stats(*, user_id: int, catch_up: int = STATS_CATCH_UP) -> PlayerStats:
@@ -624,17 +684,24 @@ def cached(key: str, compute):
 def _player_stats(seats) -> PlayerStats:
     stats = PlayerStats()
 
-    shared = Exists(Player.objects.filter(game_id=OuterRef("game_id"), rank=1).exclude(pk=OuterRef("pk")))
-    solo = Q(game__kind=Game.Kind.SOLO)
-    win = Q(rank=1) & ~solo
+    # A win: the best total among the people still at the table (a seat that left is a loss; computer
+    # players never leave). Shared: another seat still at the table has the same total.
+    at_table = Player.objects.filter(AT_TABLE, game_id=OuterRef("game_id")).exclude(pk=OuterRef("pk"))
+    beaten = Exists(at_table.filter(total__gt=OuterRef("total")))
+    tied = Exists(at_table.filter(total=OuterRef("total")))
+    win = ~Q(game__kind=Game.Kind.SOLO) & AT_TABLE & ~Q(beaten)
+    counted = Q(stand_in_turns__lte=STAND_IN_TURN_LIMIT)
     kinds = {
         row["game__kind"]: row
-        for row in seats.values("game__kind").annotate(
+        for row in seats.alias(stand_in_turns=stand_in_turns())
+        .values("game__kind")
+        .annotate(
             games=Count("pk"),
-            wins=Count("pk", filter=win & ~Q(shared)),
-            shared_wins=Count("pk", filter=win & Q(shared)),
-            average=Avg("total"),
-            best=Max("total"),
+            counted=Count("pk", filter=counted),
+            wins=Count("pk", filter=win & ~Q(tied)),
+            shared_wins=Count("pk", filter=win & Q(tied)),
+            average=Avg("total", filter=counted),
+            best=Max("total", filter=counted),
         )
     }
     for kind, label in Game.Kind.choices:
@@ -648,12 +715,16 @@ def _player_stats(seats) -> PlayerStats:
                 row["shared_wins"] if row else 0,
                 row["average"] if row else None,
                 row["best"] if row else None,
+                row["counted"] if row else 0,
             )
         )
     stats.games = sum(k.games for k in stats.by_kind)
+    stats.counted = sum(k.counted for k in stats.by_kind)
     stats.wins = sum(k.wins for k in stats.by_kind)
     stats.shared_wins = sum(k.shared_wins for k in stats.by_kind)
 
+    # Totals, rates, boxes and accuracy: only the games that count for records.
+    seats = counted_seats(seats)
     agg = seats.aggregate(
         average=Avg("total"),
         best=Max("total"),
@@ -663,9 +734,9 @@ def _player_stats(seats) -> PlayerStats:
         **{f"box_{b.name}": Avg(_box_points(b)) for b in Box},
     )
     stats.average, stats.best = agg["average"], agg["best"]
-    if stats.games:
-        stats.upper_bonus_rate = agg["bonus"] / stats.games
-        stats.penta_rate = agg["penta50"] / stats.games
+    if stats.counted:
+        stats.upper_bonus_rate = agg["bonus"] / stats.counted
+        stats.penta_rate = agg["penta50"] / stats.counted
     stats.pentas = agg["penta50"] + (agg["penta_bonus"] or 0) // 100
     stats.boxes = [
         BoxStats(b, box_label(b), agg[f"box_{b.name}"], OPTIMAL_BOX_AVERAGES[b.name][0]) for b in Box
@@ -695,7 +766,7 @@ def _player_stats(seats) -> PlayerStats:
         .order_by("game__finished_at", "game_id")
         .values_list("seat", "game__finished_at", "game__analysis__summary")
     )
-    stats.pending = stats.games - len(rows)
+    stats.pending = stats.counted - len(rows)
     _accuracy(stats, rows)
     return stats
 
@@ -751,11 +822,25 @@ def _accuracy(stats: PlayerStats, rows: list[tuple[int, Any, dict]]) -> None:
 
 
 def head_to_head(*, user_id: int, other_ids: Iterable[int]) -> list[HeadToHead]:
-    """The user's record against each of these players over the finished games they both played."""
+    """The user's record against each of these players over the finished games they both played.
+
+    A game one of the two left is a loss for the one who left and a win for the other; a game both
+    left is neither. The averages leave out a player's games that do not count for records."""
     other_ids = list(other_ids)
     if not other_ids:
         return []
     mine = Player.objects.filter(game_id=OuterRef("game_id"), user_id=user_id)
+    my_stand_ins = Coalesce(
+        Subquery(
+            Turn.objects.filter(game_id=OuterRef("game_id"), player__user_id=user_id, stand_in=True)
+            .order_by()
+            .values("game_id")
+            .annotate(n=Count("pk"))
+            .values("n")[:1]
+        ),
+        0,
+    )
+    both_stay = Q(my_left=False) & AT_TABLE
     rows = (
         Player.objects.filter(
             user_id__in=other_ids,
@@ -763,14 +848,21 @@ def head_to_head(*, user_id: int, other_ids: Iterable[int]) -> list[HeadToHead]:
             game_id__in=Player.objects.filter(user_id=user_id).values("game_id"),
         )
         .annotate(my_total=Subquery(mine.values("total")[:1]))
+        .alias(
+            my_left=Exists(mine.filter(LEFT)),
+            my_stand_ins=my_stand_ins,
+            their_stand_ins=stand_in_turns(),
+        )
         .values("user_id", "user__username")
         .annotate(
             games=Count("pk"),
-            wins=Count("pk", filter=Q(my_total__gt=F("total"))),
-            losses=Count("pk", filter=Q(my_total__lt=F("total"))),
-            shared=Count("pk", filter=Q(my_total=F("total"))),
-            my_average=Avg("my_total"),
-            their_average=Avg("total"),
+            wins=Count("pk", filter=(both_stay & Q(my_total__gt=F("total"))) | (Q(my_left=False) & LEFT)),
+            losses=Count(
+                "pk", filter=(both_stay & Q(my_total__lt=F("total"))) | (Q(my_left=True) & AT_TABLE)
+            ),
+            shared=Count("pk", filter=both_stay & Q(my_total=F("total"))),
+            my_average=Avg("my_total", filter=Q(my_stand_ins__lte=STAND_IN_TURN_LIMIT)),
+            their_average=Avg("total", filter=Q(their_stand_ins__lte=STAND_IN_TURN_LIMIT)),
         )
         .order_by("user__username")
     )
@@ -794,7 +886,13 @@ def head_to_head(*, user_id: int, other_ids: Iterable[int]) -> list[HeadToHead]:
 
 
 def recent_games(*, user_id: int, only_kind: str | None = None, limit: int = 10) -> list[Player]:
-    seats = _finished_seats(user_id).select_related("game").order_by("-game__finished_at", "-game_id")
+    """The user's newest finished seats, each with `stand_in_turns` (see `counts_for_records`)."""
+    seats = (
+        _finished_seats(user_id)
+        .select_related("game")
+        .annotate(stand_in_turns=stand_in_turns())
+        .order_by("-game__finished_at", "-game_id")
+    )
     if only_kind:
         seats = seats.filter(game__kind=only_kind)
     return list(seats[:limit])
@@ -835,13 +933,14 @@ def _ranked(values: dict[int, tuple[float, int]], names: dict[int, str], me: int
 
 def leaderboards(*, user_ids, viewer_id: int | None) -> list[Board]:
     """Best total, average over the last 20 games, most Pentas, best accuracy, among these users
-    (a list or a queryset of ids). Games with the optimal-play hints shown do not count.
+    (a list or a queryset of ids). Games with the optimal-play hints shown do not count, nor games in
+    which the computer played more than STAND_IN_TURN_LIMIT of the person's turns.
 
     Cached under a key naming what the boards depend on (one cheap query): the users' counted games
     and analyses, the viewer and the language."""
-    seats = Player.objects.filter(
-        user_id__in=user_ids, game__status=Game.Status.FINISHED, game__hints_used=False
-    )
+    seats = counted_seats(
+        Player.objects.filter(user_id__in=user_ids, game__status=Game.Status.FINISHED, game__hints_used=False)
+    ).exclude(game__kind=Game.Kind.LOCAL)  # played on one device: never rated (dicegame.local)
     state = seats.aggregate(
         n=Count("pk"),
         users=Count("user_id", distinct=True),
@@ -960,9 +1059,10 @@ def game_export(*, game: Game) -> dict:
     stored = analysis_for(game)
     players = list(game.players.all())
     turns = _completed_turns([game.pk]).get(game.pk, [])
-    seat_of = {p.pk: p.seat for p in players}
+    # Seats are numbered from 1, as people read them (and as the CSV export numbers them).
+    seat_of = {p.pk: p.seat + 1 for p in players}
     return {
-        "format": "penta-game/1",
+        "format": "penta-game/2",
         "game": game.pk,
         "kind": game.kind,
         "created_at": game.created_at.isoformat(),
@@ -973,8 +1073,8 @@ def game_export(*, game: Game) -> dict:
         "hints_used": game.hints_used,
         "players": [
             {
-                "seat": p.seat,
-                "name": p.name,
+                "seat": p.seat + 1,
+                "name": p.display_name,
                 "computer": p.bot_strength or None,
                 "boxes": p.boxes,
                 "penta_bonus": p.penta_bonus,
@@ -1000,7 +1100,7 @@ def game_export(*, game: Game) -> dict:
         "analysis": {
             "version": stored.version,
             "thresholds": stored.data.get("thresholds"),
-            "seats": stored.data.get("seats"),
+            "seats": {str(int(seat) + 1): v for seat, v in (stored.data.get("seats") or {}).items()},
             "decisions": [
                 {
                     "turn": t["number"],
@@ -1030,6 +1130,7 @@ CSV_HEADER = [
     "penta_bonus",
     *(b.name.lower() for b in Box),
     "hints_used",
+    "counts_for_records",  # 0: more than STAND_IN_TURN_LIMIT turns played by the computer, or not finished
 ]
 
 
@@ -1050,7 +1151,13 @@ def _seat_filter(actor: Actor) -> Q:
 
 
 def history_csv(*, actor: Actor) -> Iterator[str]:
-    """The actor's games, oldest first, as CSV lines (streamed: any number of games)."""
+    """The actor's games, oldest first, as CSV lines (streamed: any number of games). Cancelled and
+    expired rooms were never played and are left out. Computer players are named in the language active
+    now (the lines are written after the view has returned)."""
+    return _history_csv(actor, get_language())
+
+
+def _history_csv(actor: Actor, language: str | None) -> Iterator[str]:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
 
@@ -1062,7 +1169,9 @@ def history_csv(*, actor: Actor) -> Iterator[str]:
 
     writer.writerow(CSV_HEADER)
     yield flush()
-    mine = Player.objects.filter(_seat_filter(actor))
+    mine = Player.objects.filter(_seat_filter(actor)).exclude(
+        game__status__in=[Game.Status.CANCELLED, Game.Status.EXPIRED]
+    )
     seats = (
         mine.select_related("game")
         .annotate(
@@ -1071,31 +1180,39 @@ def history_csv(*, actor: Actor) -> Iterator[str]:
                 .values("game_id")
                 .annotate(n=Count("pk"))
                 .values("n")[:1]
-            )
+            ),
+            stand_in_turns=stand_in_turns(),
         )
         .order_by("game__created_at", "game_id")
     )
-    opponents = {}
-    names = (
+    opponents: dict[int, list[Player]] = {}
+    others = (
         Player.objects.filter(game_id__in=mine.values("game_id"))
         .exclude(_seat_filter(actor))
         .order_by("game_id", "seat")
-        .values_list("game_id", "name")
+        .only("game_id", "seat", "name", "bot_strength", "total", "left_at", "stand_in")
     )
-    for game_id, name in names.iterator(chunk_size=5000):
-        opponents.setdefault(game_id, []).append(name)
+    for other in others.iterator(chunk_size=5000):
+        opponents.setdefault(other.game_id, []).append(other)
     for p in seats.iterator(chunk_size=2000):
         sheet = p.sheet
         game = p.game
         others = opponents.get(game.pk, [])
+        at_table = [o for o in others if not seat_left(o)]
+        place = 1 + sum(1 for o in at_table if o.total > p.total)
         if not game.is_finished:
-            result = game.get_status_display()
+            with translation.override(language):
+                result = str(game.get_status_display())
         elif not others:
             result = "finished"
-        elif p.rank == 1:
+        elif seat_left(p):
+            result = "left"  # a loss against everyone still at the table
+        elif place == 1:
             result = "win"
         else:
-            result = f"place {p.rank}"
+            result = f"place {place}"
+        with translation.override(language):
+            names = "; ".join(o.display_name for o in others)
         writer.writerow(
             [
                 game.pk,
@@ -1105,7 +1222,7 @@ def history_csv(*, actor: Actor) -> Iterator[str]:
                 game.status,
                 p.seat + 1,
                 p.players,
-                _csv_cell("; ".join(others)),
+                _csv_cell(names),
                 p.total,
                 p.rank if p.rank is not None else "",
                 result,
@@ -1114,6 +1231,7 @@ def history_csv(*, actor: Actor) -> Iterator[str]:
                 sheet.penta_bonus,
                 *(sheet.boxes.get(b, "") for b in Box),
                 int(game.hints_used),
+                int(game.is_finished and p.stand_in_turns <= STAND_IN_TURN_LIMIT),
             ]
         )
         yield flush()

@@ -115,6 +115,8 @@ def player_detail(request: HttpRequest, username: str) -> HttpResponse:
         "head_to_head": h2h,
         "recent": recent,
         "thresholds": review.thresholds(),
+        "records_rule": review.records_rule(),
+        "stand_in_limit": review.STAND_IN_TURN_LIMIT,
     }
     return TemplateResponse(request, "dicegame/player.html", context)
 
@@ -157,5 +159,6 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         "boards": review.leaderboards(user_ids=ids, viewer_id=viewer_id),
         "opted_in": review.opted_in(viewer_id) if viewer_id else False,
         "min_games": review.LEADERBOARD_MIN_GAMES,
+        "records_rule": review.records_rule(),
     }
     return TemplateResponse(request, "dicegame/leaderboard.html", context)

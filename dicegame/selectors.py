@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from dicegame.models import Game, Player, Turn
+from dicegame.review import STAND_IN_TURN_LIMIT, seat_left, stand_in_turns
 from dicegame.services import Actor
 
 
@@ -25,6 +26,11 @@ def _seat_filter(actor: Actor, prefix: str = "") -> Q:
         q |= Q(**{f"{prefix}user_id": actor.user_id})
     if actor.guest_key:
         q |= Q(**{f"{prefix}guest_key": actor.guest_key, f"{prefix}user__isnull": True})
+    # The people's seats of the local games the actor created (dicegame.local).
+    if actor.user_id is not None:
+        q |= Q(**{f"{prefix}controller_id": actor.user_id})
+    if actor.guest_key:
+        q |= Q(**{f"{prefix}controller_guest_key": actor.guest_key, f"{prefix}controller__isnull": True})
     return q
 
 
@@ -157,17 +163,40 @@ class HistoryRow:
     game: Game
     me: Player
     opponents: list[Player]
+    # A local game seen by its creator: `me` is the leading seat, the result names the winner.
+    device_owner: bool = False
+
+    @property
+    def not_counted(self) -> bool:
+        """A finished game that does not count for this seat's records (review.STAND_IN_TURN_LIMIT)."""
+        return self.game.is_finished and self.me.stand_in_turns > STAND_IN_TURN_LIMIT
 
     @property
     def result(self) -> str:
+        if self.game.is_open:
+            return _("Waiting for players")
         if not self.game.is_finished:
             return _("In play")
+        if self.device_owner:
+            winners = [p.name for p in (self.me, *self.opponents) if p.rank == 1]
+            return _("Won by %(names)s") % {"names": ", ".join(winners)}
         if not self.opponents:
             return _("Finished")
-        if self.me.rank == 1:
-            shared = any(o.rank == 1 for o in self.opponents)
-            return _("Shared win") if shared else _("Won")
-        return _("Place %(rank)d of %(seats)d") % {"rank": self.me.rank, "seats": len(self.opponents) + 1}
+        if seat_left(self.me):
+            return _("Left: a loss")
+        # Whoever left comes after everyone still at the table.
+        at_table = [o for o in self.opponents if not seat_left(o)]
+        place = 1 + sum(1 for o in at_table if o.total > self.me.total)
+        if place == 1:
+            return _("Shared win") if any(o.total == self.me.total for o in at_table) else _("Won")
+        return _("Place %(rank)d of %(seats)d") % {"rank": place, "seats": len(self.opponents) + 1}
+
+
+def _own_seat(actor: Actor, player: Player) -> bool:
+    """The actor's own seat (as a user or a guest), not one they only play for on their device."""
+    if actor.user_id is not None and player.user_id == actor.user_id:
+        return True
+    return bool(actor.guest_key) and player.user_id is None and player.guest_key == actor.guest_key
 
 
 def history_page(*, actor: Actor, page: str | int | None) -> Page:
@@ -175,8 +204,14 @@ def history_page(*, actor: Actor, page: str | int | None) -> Page:
     seats = Player.objects.filter(_seat_filter(actor)).values("game_id")
     games = (
         Game.objects.filter(pk__in=seats)
-        .exclude(status=Game.Status.CANCELLED)
-        .prefetch_related(Prefetch("players", queryset=Player.objects.order_by("seat")))
+        # A cancelled or expired room was never played: not a game of the history.
+        .exclude(status__in=[Game.Status.CANCELLED, Game.Status.EXPIRED])
+        .prefetch_related(
+            Prefetch(
+                "players",
+                queryset=Player.objects.annotate(stand_in_turns=stand_in_turns()).order_by("seat"),
+            )
+        )
         .order_by("-created_at", "-id")
     )
     paginator = Paginator(games, settings.PENTA_HISTORY_PAGE_SIZE)
@@ -184,7 +219,19 @@ def history_page(*, actor: Actor, page: str | int | None) -> Page:
     rows = []
     for game in page_obj.object_list:
         players = list(game.players.all())
-        me = next(p for p in players if actor.owns(p))
-        rows.append(HistoryRow(game=game, me=me, opponents=[p for p in players if p.pk != me.pk]))
+        mine = [p for p in players if actor.owns(p)]
+        me = next((p for p in mine if _own_seat(actor, p)), None)
+        device_owner = me is None
+        if device_owner:
+            # Every person's seat is the creator's to play: show the leader's (or winner's) column.
+            me = max(mine, key=lambda p: (p.total, -p.seat))
+        rows.append(
+            HistoryRow(
+                game=game,
+                me=me,
+                opponents=[p for p in players if p.pk != me.pk],
+                device_owner=device_owner,
+            )
+        )
     page_obj.object_list = rows
     return page_obj

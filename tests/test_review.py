@@ -262,11 +262,14 @@ def test_export_json_has_every_roll_hold_box_and_the_seed(user_client, vs_hard):
     assert response["Content-Disposition"] == f'attachment; filename="penta-game-{vs_hard.pk}.json"'
     data = json.loads(response.content)
     assert data["seed"] == vs_hard.seed and data["seed_commitment"] == vs_hard.seed_commitment
-    assert len(data["turns"]) == 26 and [p["seat"] for p in data["players"]] == [0, 1]
+    # Seats are numbered from 1 everywhere people read them (as in the CSV export).
+    assert data["format"] == "penta-game/2"
+    assert len(data["turns"]) == 26 and [p["seat"] for p in data["players"]] == [1, 2]
+    assert {t["seat"] for t in data["turns"]} == {1, 2} and data["turns"][0]["seat"] == 1
     turn = data["turns"][0]
     assert set(turn) >= {"rolls", "box", "points", "seat", "auto_committed", "stand_in"}
     assert all(set(r) == {"dice", "held"} for t in data["turns"] for r in t["rolls"])
-    assert data["analysis"]["seats"]["1"]["summary"]["loss"] == 0
+    assert data["analysis"]["seats"]["2"]["summary"]["loss"] == 0  # seat 2: the hard computer player
     # The dice follow from the seed.
     from dicegame.dice import check_turn
 
@@ -277,7 +280,8 @@ def test_export_json_has_every_roll_hold_box_and_the_seed(user_client, vs_hard):
 
 def test_export_csv_lists_the_whole_history(user, user_client):
     games = [make_game([user, "easy"]) for _ in range(3)]
-    Player.objects.filter(game=games[0], seat=1).update(name="=HYPERLINK(1)")
+    # A person's seat with a name a spreadsheet would run (a computer player's name is made, not stored).
+    Player.objects.filter(game=games[0], seat=1).update(bot_strength="", name="=HYPERLINK(1)")
     make_game([UserFactory(), "easy"])  # someone else's
     response = user_client.get("/games/export.csv")
     assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
@@ -286,6 +290,7 @@ def test_export_csv_lists_the_whole_history(user, user_client):
     first = rows[0]
     me = Player.objects.get(game=games[0], seat=0)
     assert int(first["total"]) == me.total and first["opponents"] == "'=HYPERLINK(1)"
+    assert int(first["seat"]) == 1 and rows[1]["opponents"] == "Computer 1 (easy)"
     assert (
         sum(int(first[b.name.lower()]) for b in Box) + int(first["upper_bonus"]) + int(first["penta_bonus"])
         == me.total
