@@ -96,3 +96,93 @@ def test_admin_lists_games_and_players(client, user_actor):
     client.force_login(admin)
     assert client.get("/admin/dicegame/game/").status_code == 200
     assert client.get("/admin/dicegame/player/").status_code == 200
+
+
+# -- the way back: `next` survives the login page's "Sign up" and the header's links --------------------
+
+
+def hrefs(html: str, path: str) -> list[str]:
+    import re
+    from html import unescape
+
+    return [unescape(h) for h in re.findall(rf'href="({path}[^"]*)"', html)]
+
+
+def test_an_invitation_link_survives_login_then_sign_up(client, room):
+    join = f"/games/join/{room.invite_token}/"
+    page = client.get(join).content.decode()
+    login_url = next(h for h in hrefs(page, "/accounts/login/") if "next=" in h)
+    login_page = client.get(login_url).content.decode()
+    # Both "Sign up" links of the login page (the page's own and the header's) carry the way back.
+    signups = hrefs(login_page, "/accounts/signup/")
+    assert signups and all(h == f"/accounts/signup/?next={join}" for h in signups)
+    signup_page = client.get(signups[0]).content.decode()
+    assert f'name="next" value="{join}"' in signup_page
+    response = client.post(
+        "/accounts/signup/",
+        {
+            "username": "newcomer",
+            "password1": "dice-are-nice-42",
+            "password2": "dice-are-nice-42",
+            "next": join,
+        },
+    )
+    assert response.status_code == 302 and response["Location"] == join
+    assert "Take a seat" in client.get(join).content.decode()
+
+
+@pytest.mark.parametrize("target", ["https://evil.example/", "//evil.example/", "javascript:alert(1)"])
+def test_sign_up_never_sends_anyone_off_site(client, target):
+    response = client.post(
+        "/accounts/signup/",
+        {
+            "username": "careful",
+            "password1": "dice-are-nice-42",
+            "password2": "dice-are-nice-42",
+            "next": target,
+        },
+    )
+    assert response.status_code == 302 and response["Location"] == "/games/"
+    assert "evil" not in client.get(f"/accounts/signup/?next={target}").content.decode()
+
+
+def test_the_headers_links_carry_the_page_they_were_on(client):
+    page = client.get("/leaderboard/?scope=site").content.decode()
+    assert "/accounts/login/?next=/leaderboard/%3Fscope%3Dsite" in page
+    assert "/accounts/signup/?next=/leaderboard/%3Fscope%3Dsite" in page
+    # On the sign-up page itself, without a way back, they carry none (not "back to the sign-up page").
+    page = client.get("/accounts/signup/").content.decode()
+    assert "?next=" not in page
+
+
+def test_dutch_account_pages_say_je_not_u(client, user):
+    import re
+
+    client.cookies["django_language"] = "nl"
+
+    def text(html: str) -> str:
+        main = html.split('id="main"', 1)[1]
+        return " " + re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", main)) + " "
+
+    pages = [
+        client.get("/accounts/signup/").content.decode(),
+        client.get("/accounts/login/").content.decode(),
+    ]
+    pages.append(
+        client.post(
+            "/accounts/signup/", {"username": "a b", "password1": "1", "password2": "2"}
+        ).content.decode()
+    )
+    pages.append(client.post("/accounts/login/", {"username": "x", "password": "y"}).content.decode())
+    assert client.login(username=user.username, password=PASSWORD)
+    pages.append(client.get("/accounts/password/").content.decode())
+    pages.append(
+        client.post(
+            "/accounts/password/", {"old_password": "no", "new_password1": "1", "new_password2": "1"}
+        ).content.decode()
+    )
+    for html in pages:
+        words = text(html)
+        assert "Registreren" in words or "Wachtwoord" in words  # Dutch indeed
+        assert not re.search(r"\b([Uu]w|[Uu])\b", words), words
+    assert "Je wachtwoord" in text(pages[0])
