@@ -46,7 +46,15 @@ class Actor:
             return False
         if self.user_id is not None and player.user_id == self.user_id:
             return True
-        return bool(self.guest_key) and player.user_id is None and player.guest_key == self.guest_key
+        if self.guest_key and player.user_id is None and player.guest_key == self.guest_key:
+            return True
+        # Local games (pass and play): the creator's device acts for every person's seat, whichever is
+        # current, so the turn flow's who-may-act checks hold unchanged (dicegame.local).
+        if self.user_id is not None and player.controller_id == self.user_id:
+            return True
+        return bool(self.guest_key) and player.controller_id is None and player.controller_guest_key == (
+            self.guest_key
+        )
 
 
 class GameActionError(Exception):
@@ -324,10 +332,47 @@ def _choose(t: Turn, box: Box) -> None:
     save_fields(t, ["chosen_box", "auto_commit_at"])
 
 
-def turn_choose_box(*, game_id: int, actor: Actor, turn: int, roll: int, box: str) -> Game:
-    """Select the box the turn will be written in (confirming writes it). Stops the auto-commit."""
+class ZeroNeedsConfirmation(GameActionError):
+    """A person chose a box that would score 0 while another open box scores: the page asks first.
+    `box` is the chosen box's name, for the confirm button that resubmits with `confirm_zero=1`."""
+
+    def __init__(self, message: str, *, box: str):
+        super().__init__(message)
+        self.box = box
+
+
+def _check_zero(t: Turn, box: Box) -> None:
+    """Refuse a zero while another open box scores (a true sacrifice, every box 0, needs no asking)."""
+    if not t.dice:
+        return
+    options = t.player.sheet.options(tuple(t.dice))
+    if options.get(box, 1) != 0:
+        return
+    best_box, best_points = max(options.items(), key=lambda item: item[1])
+    if best_points <= 0:
+        return
+    raise ZeroNeedsConfirmation(
+        _("Write 0 in %(box)s? %(other)s would score %(points)s.")
+        % {"box": box_label(box), "other": box_label(best_box), "points": best_points},
+        box=box.name,
+    )
+
+
+def turn_choose_box(
+    *, game_id: int, actor: Actor, turn: int, roll: int, box: str, confirm_zero: bool = True
+) -> Game:
+    """Select the box the turn will be written in (confirming writes it). Stops the auto-commit.
+
+    The game page passes `confirm_zero=False` until the person has confirmed a zero: a box that would
+    score 0 while another open box scores is then refused (ZeroNeedsConfirmation, changing nothing)."""
     chosen = _parse_box(box)
-    return _act(game_id, actor, turn, roll, lambda game, t: _choose(t, chosen), change="choice")
+
+    def action(game: Game, t: Turn) -> None:
+        if not confirm_zero:
+            _check_zero(t, chosen)
+        _choose(t, chosen)
+
+    return _act(game_id, actor, turn, roll, action, change="choice")
 
 
 def turn_confirm(*, game_id: int, actor: Actor, turn: int, roll: int) -> Game:
@@ -362,6 +407,9 @@ def _write(game: Game, t: Turn, box: Box, *, auto: bool, at=None) -> None:
     save_fields(
         t, ["box", "chosen_box", "points", "bonus", "auto_committed", "auto_commit_at", "completed_at"]
     )
+    # What this change wrote, for the screens to celebrate (dicegame.moments): the turn, and whether it
+    # reached the upper bonus. Kept on the game object the board of this change is built from.
+    game.__dict__.setdefault("_written", []).append((t, not sheet.upper_bonus and bool(after.upper_bonus)))
     _advance(game, t, at or timezone.now())
 
 
@@ -405,9 +453,15 @@ def _turn_deadline(game: Game, player: Player, at):
 
 
 def _finish(game: Game, players: list[Player]) -> None:
-    # Equal totals share a place: a seat's rank is one more than the number of better totals.
+    # Equal totals share a place: a seat's rank is one more than the number of better totals. A seat
+    # whose person resigned or left (`left_at`) ranks after every seat that played on: it is a loss.
+    stayed = [p for p in players if p.left_at is None]
     for player in players:
-        player.rank = 1 + sum(1 for other in players if other.total > player.total)
+        if player.left_at is None:
+            player.rank = 1 + sum(1 for other in stayed if other.total > player.total)
+        else:
+            left = [p for p in players if p.left_at is not None]
+            player.rank = 1 + len(stayed) + sum(1 for other in left if other.total > player.total)
         player.save(update_fields=["rank"])
     game.status = Game.Status.FINISHED
     game.finished_at = timezone.now()
@@ -519,9 +573,10 @@ def game_set_hints(*, game_id: int, actor: Actor, on: bool) -> Game:
     if game.kind == Game.Kind.FRIENDS:
         raise GameActionError(_("Hints are not available in games against other people."), status=403)
     _check_active(game)
-    seat = next(p for p in game.players.all() if actor.owns(p))
-    seat.hints = on
-    seat.save(update_fields=["hints"])
+    # Every seat the actor plays: one, or all the people's seats of a local game (hints for the game).
+    for seat in (p for p in game.players.all() if actor.owns(p)):
+        seat.hints = on
+        seat.save(update_fields=["hints"])
     if on:
         game.hints_used = True
         game.save(update_fields=["hints_used"])
@@ -559,3 +614,30 @@ def turn_auto_commit_remaining(turn: Turn) -> float | None:
     if turn.auto_commit_at is None:
         return None
     return max(0.0, (turn.auto_commit_at - timezone.now()).total_seconds())
+
+
+# -- resigning ---------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def game_resign(*, game_id: int, actor: Actor) -> Game:
+    """The person gives up a solo game or one against the computer: it ends as it stands. The boxes
+    written keep their points and the rest stay empty (the turn in play was never written and is
+    dropped), so the total is what was really scored; the seat is marked `left_at` (shown as resigned
+    in the history and the review) and ranks after the computer players. Games against friends are
+    left instead (`dicegame.live.rooms.seat_leave`): the table plays on there."""
+    game = _locked_for_actor(game_id, actor)
+    if game.kind == Game.Kind.FRIENDS:
+        raise GameActionError(_("In a game against friends, leave the game instead."), status=400)
+    _check_active(game)
+    players = list(game.players.order_by("seat"))
+    now = timezone.now()
+    for player in players:
+        if actor.owns(player):
+            player.left_at = now
+            player.save(update_fields=["left_at"])
+    Turn.objects.filter(game=game, completed_at__isnull=True).delete()
+    game._turn_in_play = None
+    _finish(game, players)
+    _bump(game)
+    return game

@@ -4,6 +4,7 @@ from django.urls import include, path
 
 from dicegame import (
     converters,  # noqa: F401  (registers the id and index path converters)
+    local_views,
     views,
 )
 from dicegame.live import views as room_views
@@ -14,6 +15,11 @@ game_patterns = [
     path("games/", views.history, name="history"),
     path("games/solo/", views.game_new_solo, name="new_solo"),
     path("games/computer/", views.game_new_vs_computer, name="new_vs_computer"),
+    # Local games (pass and play) and linking a column to a friend.
+    path("games/local/", local_views.local_new, name="new_local"),
+    path("games/<id:game_id>/link/", local_views.local_link, name="local_link"),
+    path("links/<id:link_id>/accept/", local_views.local_link_accept, name="local_link_accept"),
+    path("links/<id:link_id>/decline/", local_views.local_link_decline, name="local_link_decline"),
     path("games/<id:game_id>/", views.game_detail, name="game"),
     path("games/<id:game_id>/hurry/", views.game_hurry, name="hurry"),
     path("games/<id:game_id>/hints/", views.game_hints, name="hints"),
@@ -22,6 +28,8 @@ game_patterns = [
     path("games/<id:game_id>/choose/<str:box>/", views.game_choose, name="choose"),
     path("games/<id:game_id>/confirm/", views.game_confirm, name="confirm"),
     path("games/<id:game_id>/tick/", views.game_tick, name="tick"),
+    path("games/<id:game_id>/resign/", views.game_resign, name="resign"),
+    path("games/<id:game_id>/leave/", room_views.seat_leave, name="leave"),
     # Games against friends.
     path("games/friends/", room_views.room_new, name="new_room"),
     path("games/join/<str:token>/", room_views.room_join, name="join"),
@@ -41,6 +49,7 @@ urlpatterns = [
     path("", include((game_patterns, "dicegame"))),
     path("", include(("dicegame.review_urls", "review"))),
     path("accounts/", include("accounts.urls")),
+    path("report/", include(("feedback.urls", "feedback"))),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]

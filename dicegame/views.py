@@ -21,9 +21,11 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from dicegame import board as boards
-from dicegame import selectors, services
+from dicegame import local, moments, selectors, services
 from dicegame.actors import actor_from_request
+from dicegame.labels import box_label
 from dicegame.models import Game
+from dicegame.scoring import Box
 from dicegame.services import Actor, GameActionError
 
 GAME_TEMPLATE = "dicegame/game.html"
@@ -95,6 +97,7 @@ def _render_game(
     token: str = "",
     regions: frozenset = ALL_REGIONS,
     acted: Game | None = None,
+    confirm_zero: dict | None = None,
 ) -> HttpResponse:
     if acted is not None and not acted.is_finished:
         # The rows the action has just written and committed, under the game's lock: no need to read
@@ -114,6 +117,10 @@ def _render_game(
         "error": error,
         "token": token,
         "regions": regions,
+        # A zero the page asks to confirm (game_choose): the message area shows the confirm button.
+        "confirm_zero": confirm_zero,
+        # The end of the game for the viewer: place, total, best before it.
+        "result": moments.game_result(game=game, seat=board.my_seat) if game.is_finished else None,
     }
     if request.htmx and not request.htmx.boosted:
         if game.is_finished and status == 200:
@@ -208,14 +215,31 @@ def game_hold(request: HttpRequest, game_id: int, die: int) -> HttpResponse:
 
 @require_POST
 def game_choose(request: HttpRequest, game_id: int, box: str) -> HttpResponse:
-    return _perform(
-        request,
-        game_id,
-        lambda actor, turn, roll: services.turn_choose_box(
-            game_id=game_id, actor=actor, turn=turn, roll=roll, box=box
-        ),
-        CHOOSE_REGIONS,
-    )
+    """Choose a box. A zero while another open box scores is refused until confirmed: the refusal
+    (409, nothing changed) carries a button that resubmits the same choice with `confirm_zero=1`, so
+    the page asks with or without JavaScript."""
+    actor = actor_from_request(request)
+    confirmed = request.POST.get("confirm_zero") == "1"
+    try:
+        turn, roll = int_field(request, "turn"), int_field(request, "roll")
+        game = services.turn_choose_box(
+            game_id=game_id, actor=actor, turn=turn, roll=roll, box=box, confirm_zero=confirmed
+        )
+    except services.ZeroNeedsConfirmation as exc:
+        confirm = {
+            "url": reverse("dicegame:choose", args=[game_id, exc.box]),
+            "turn": turn,
+            "roll": roll,
+            "box": box_label(Box[exc.box]),
+        }
+        return _render_game(
+            request, game_id, actor, error=exc.message, status=exc.status, confirm_zero=confirm
+        )
+    except GameActionError as exc:
+        return _refusal(request, game_id, actor, exc)
+    if not request.htmx:
+        return redirect("dicegame:game", game_id)
+    return _render_game(request, game_id, actor, regions=CHOOSE_REGIONS, acted=game)
 
 
 @require_POST
@@ -260,6 +284,12 @@ def game_hints(request: HttpRequest, game_id: int) -> HttpResponse:
 
 
 @require_POST
+def game_resign(request: HttpRequest, game_id: int) -> HttpResponse:
+    """Resign a solo game or one against the computer: it ends as it stands (services.game_resign)."""
+    return _game_action(request, game_id, lambda actor: services.game_resign(game_id=game_id, actor=actor))
+
+
+@require_POST
 def game_tick(request: HttpRequest, game_id: int) -> HttpResponse:
     """The page's countdown reached zero: apply the auto-commit if the server agrees it is due."""
     actor = actor_from_request(request)
@@ -283,7 +313,9 @@ def history(request: HttpRequest) -> HttpResponse:
         page = selectors.history_page(actor=actor, page=request.GET.get("page"))
     else:
         page = None
-    return render(request, "dicegame/history.html", {"page": page})
+    # Columns of local games a friend offered this user (dicegame.local), to confirm or decline.
+    seat_links = local.seat_links_pending_for(user_id=actor.user_id) if actor.user_id is not None else []
+    return render(request, "dicegame/history.html", {"page": page, "seat_links": seat_links})
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:

@@ -21,6 +21,7 @@ from dicegame.services import (
     GameActionError,
     GameNotFound,
     _bump,
+    _check_active,
     _current_turn,
     _locked_for_actor,
     _locked_game,
@@ -306,6 +307,8 @@ def seat_take_back(*, game_id: int, actor: Actor) -> Game:
     if game.is_cancelled:
         raise room_closed_error(game)
     seat = next(p for p in game.players.all() if actor.owns(p))
+    if seat.left_at is not None:
+        raise GameActionError(_("You left this game: your seat can't be taken back."), status=403)
     if not seat.stand_in:
         raise GameActionError(_("Your seat is yours already."))
     if not game.is_active:
@@ -320,6 +323,37 @@ def seat_take_back(*, game_id: int, actor: Actor) -> Game:
         turn.next_step_at = None
         turn.deadline_at = _restart_deadline(game)
         turn.save(update_fields=["stand_in", "next_step_at", "deadline_at"])
+    _bump(game)
+    return game
+
+
+@transaction.atomic
+def seat_leave(*, game_id: int, actor: Actor) -> Game:
+    """A player leaves a game against friends for good: the computer plays their remaining turns so
+    the table can finish, the seat can't be taken back, and the game counts as a loss for them (they
+    rank after everyone who played on: `services._finish`)."""
+    game = _locked_for_actor(game_id, actor)
+    if game.kind != Game.Kind.FRIENDS:
+        raise GameActionError(_("Only games against friends are left; resign this one instead."), status=400)
+    if game.is_cancelled:
+        raise room_closed_error(game)
+    seat = next(p for p in game.players.all() if actor.owns(p))
+    if seat.left_at is not None:
+        raise GameActionError(_("You have already left this game."))
+    _check_active(game)
+    now = timezone.now()
+    seat.left_at = now
+    seat.stand_in = True
+    seat.save(update_fields=["left_at", "stand_in"])
+    turn = _current_turn(game)
+    if turn is not None and turn.player_id == seat.pk:
+        # Their turn: the computer plays it from where they left it, at its usual pace.
+        turn.player = seat
+        turn.stand_in = True
+        turn.deadline_at = None
+        turn.auto_commit_at = None
+        turn.next_step_at = now + timedelta(seconds=settings.PENTA_BOT_STEP_SECONDS)
+        turn.save(update_fields=["stand_in", "deadline_at", "auto_commit_at", "next_step_at"])
     _bump(game)
     return game
 
