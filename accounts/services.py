@@ -16,6 +16,10 @@ def guest_games_claim(*, user: AbstractBaseUser, guest_key: str) -> int:
     """Give the guest's seats to the user; returns how many seats moved."""
     if not guest_key:
         return 0
+    from dicegame.local import local_games_claim
+
+    # The local games the guest created move too (the people's seats keep their typed names).
+    local_games_claim(user=user, guest_key=guest_key)
     return Player.objects.filter(guest_key=guest_key, user__isnull=True, bot_strength="").update(
         user=user, guest_key="", name=user.get_username()
     )

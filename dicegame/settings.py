@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "accounts",
     "dicegame.live",
     "dicegame",
+    "feedback",
 ]
 
 MIDDLEWARE = [
@@ -230,6 +231,12 @@ AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("PENTA_LOGIN_COOLOFF_MI
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_USERNAME_FORM_FIELD = "username"
 AXES_USERNAME_CALLABLE = "accounts.throttle.account_key"
+
+# "Report a problem": at most so many reports per person (a user or a guest) and per client address
+# within the window, counted in the cache above (feedback.services).
+PENTA_REPORTS_PER_PERSON = int(os.environ.get("PENTA_REPORTS_PER_PERSON", "5"))
+PENTA_REPORTS_PER_ADDRESS = int(os.environ.get("PENTA_REPORTS_PER_ADDRESS", "20"))
+PENTA_REPORT_WINDOW_SECONDS = int(os.environ.get("PENTA_REPORT_WINDOW_SECONDS", "3600"))
 # The connection's peer: behind the proxy, daphne --proxy-headers sets it from X-Forwarded-For.
 AXES_CLIENT_IP_CALLABLE = "accounts.throttle.client_address"
 AXES_LOCKOUT_CALLABLE = "accounts.throttle.login_locked_out"

@@ -1,0 +1,342 @@
+"""Local games (pass and play): creating them, the device's owner acting for each person's seat, the
+"Pass to" screen, hints, history, linking a column to a friend, and local games left out of ratings."""
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from accounts.services import guest_games_claim
+from dicegame import computer, local, review, selectors, services
+from dicegame.board import game_board
+from dicegame.local import SeatSpec
+from dicegame.models import Game, Player, SeatLink
+from dicegame.services import Actor, GameActionError, GameNotFound
+from tests.factories import PASSWORD, UserFactory, befriend
+from tests.test_services import current, snapshot
+
+pytestmark = pytest.mark.django_db
+HX = {"HTTP_HX_REQUEST": "true"}
+ANNA_BEN_COMPUTER = [SeatSpec(name="Anna"), SeatSpec(name="Ben"), SeatSpec(strength="easy")]
+
+
+@pytest.fixture
+def local_game(user_actor):
+    return local.local_game_create(actor=user_actor, seats=ANNA_BEN_COMPUTER)
+
+
+def play_person_turn(game, actor):
+    """Roll once and write the dice where the auto-commit would."""
+    t = current(game.pk)
+    services.turn_roll(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used)
+    t = current(game.pk)
+    box = computer.auto_commit_box(t.player.sheet, tuple(t.dice))
+    services.turn_choose_box(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used, box=box.name)
+    services.turn_confirm(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used)
+
+
+def play_to_the_end(game, actor) -> Game:
+    while (game := Game.objects.get(pk=game.pk)).is_active:
+        if current(game.pk).player.is_bot:
+            services.game_hurry(game_id=game.pk, actor=actor)
+        else:
+            play_person_turn(game, actor)
+    return game
+
+
+# -- creating ----------------------------------------------------------------------------------------
+
+
+def test_a_local_game_seats_typed_names_and_computers_in_order(local_game, user):
+    seats = list(local_game.players.order_by("seat"))
+    assert local_game.kind == Game.Kind.LOCAL and local_game.host_id == user.pk
+    assert [(p.name, p.user_id, p.controller_id, p.bot_strength) for p in seats] == [
+        ("Anna", None, user.pk, ""),
+        ("Ben", None, user.pk, ""),
+        ("Computer (easy)", None, None, "easy"),
+    ]
+    assert current(local_game.pk).player == seats[0]
+    assert not local_game.hints_used and not any(p.hints for p in seats)
+
+
+def test_a_guest_creates_a_local_game_for_their_session(guest_actor):
+    game = local.local_game_create(actor=guest_actor, seats=[SeatSpec(name="Anna"), SeatSpec(name="Ben")])
+    people = list(game.players.all())
+    assert {p.controller_guest_key for p in people} == {guest_actor.guest_key}
+    assert all(p.guest_key == "" and p.user_id is None for p in people)
+
+
+@pytest.mark.parametrize(
+    ("seats", "message"),
+    [
+        ([SeatSpec(name="Anna")], "at least two people"),
+        ([SeatSpec(name="Anna"), SeatSpec(strength="hard")], "at least two people"),
+        ([SeatSpec(name=n) for n in "ABCDE"], "at most four seats"),
+        ([SeatSpec(name="Anna"), SeatSpec(name="   ")], "Type a name"),
+        ([SeatSpec(name="Anna"), SeatSpec(name="anna")], "different name"),
+        ([SeatSpec(name="Anna"), SeatSpec(name="x" * 31)], "at most 30 characters"),
+        ([SeatSpec(name="Anna"), SeatSpec(name="Ben"), SeatSpec(strength="godlike")], "Unknown strength"),
+    ],
+)
+def test_bad_local_games_are_refused_and_nothing_is_made(user_actor, seats, message):
+    with pytest.raises(GameActionError, match=message) as exc:
+        local.local_game_create(actor=user_actor, seats=seats)
+    assert exc.value.status == 400
+    assert not Game.objects.exists() and not Player.objects.exists()
+
+
+def test_a_computer_in_the_first_seat_plays_first(user_actor):
+    game = local.local_game_create(
+        actor=user_actor, seats=[SeatSpec(strength="hard"), SeatSpec(name="Anna"), SeatSpec(name="Ben")]
+    )
+    services.game_hurry(game_id=game.pk, actor=user_actor)
+    assert current(game.pk).player.name == "Anna"
+
+
+# -- playing -----------------------------------------------------------------------------------------
+
+
+def test_the_owner_plays_every_person_seat_and_the_computer_its_own(local_game, user_actor):
+    play_person_turn(local_game, user_actor)
+    assert current(local_game.pk).player.name == "Ben"
+    play_person_turn(local_game, user_actor)
+    assert current(local_game.pk).player.is_bot
+    with pytest.raises(GameActionError, match="not your turn"):
+        t = current(local_game.pk)
+        services.turn_roll(game_id=local_game.pk, actor=user_actor, turn=t.number, roll=0)
+    services.game_hurry(game_id=local_game.pk, actor=user_actor)
+    assert current(local_game.pk).player.name == "Anna" and current(local_game.pk).round == 2
+
+
+@pytest.mark.parametrize("stranger", [Actor(guest_key="someone-else"), Actor(user_id=None, guest_key="")])
+def test_nobody_else_acts_in_or_sees_a_local_game(local_game, stranger):
+    before = snapshot(local_game.pk)
+    with pytest.raises(GameNotFound):
+        services.turn_roll(game_id=local_game.pk, actor=stranger, turn=1, roll=0)
+    assert snapshot(local_game.pk) == before
+    assert not selectors.game_visible(game=local_game, actor=stranger)
+
+
+def test_another_user_gets_404_from_the_page_and_the_actions(local_game):
+    client = Client()
+    client.force_login(UserFactory(username="mallory"))
+    before = snapshot(local_game.pk)
+    assert client.get(reverse("dicegame:game", args=[local_game.pk])).status_code == 404
+    response = client.post(reverse("dicegame:roll", args=[local_game.pk]), {"turn": 1, "roll": 0}, **HX)
+    assert response.status_code == 404
+    assert snapshot(local_game.pk) == before
+
+
+def test_the_auto_commit_runs_for_a_person_of_a_local_game(local_game, user_actor, settings):
+    settings.PENTA_AUTO_COMMIT_SECONDS = 0
+    for _ in range(3):
+        t = current(local_game.pk)
+        services.turn_roll(game_id=local_game.pk, actor=user_actor, turn=t.number, roll=t.rolls_used)
+    assert services.game_settle(game_id=local_game.pk)
+    anna = local_game.players.get(seat=0)
+    assert len(anna.boxes) == 1 and current(local_game.pk).player.name == "Ben"
+
+
+def test_a_local_game_played_to_the_end_ranks_everyone(local_game, user_actor):
+    game = play_to_the_end(local_game, user_actor)
+    assert game.is_finished
+    seats = list(game.players.order_by("seat"))
+    assert all(len(p.boxes) == 13 for p in seats)
+    assert sorted(p.rank for p in seats)[0] == 1
+
+
+# -- the screen: whose turn, the pass screen ---------------------------------------------------------
+
+
+def test_the_board_is_the_current_person_s_with_a_pass_screen_before_the_first_roll(local_game, user_actor):
+    board = game_board(game=local_game, actor=user_actor)
+    assert board.my_turn and board.can_roll and board.pass_to == "Anna"
+    play_person_turn(local_game, user_actor)
+    board = game_board(game=Game.objects.get(pk=local_game.pk), actor=user_actor)
+    assert board.my_turn and board.my_seat.name == "Ben" and board.pass_to == "Ben"
+    t = current(local_game.pk)
+    services.turn_roll(game_id=local_game.pk, actor=user_actor, turn=t.number, roll=0)
+    board = game_board(game=Game.objects.get(pk=local_game.pk), actor=user_actor)
+    assert board.my_turn and board.can_hold and board.pass_to == ""
+
+
+def test_while_the_computer_plays_the_screen_shows_it_playing(local_game, user_actor):
+    play_person_turn(local_game, user_actor)
+    play_person_turn(local_game, user_actor)
+    board = game_board(game=Game.objects.get(pk=local_game.pk), actor=user_actor)
+    assert board.bot_playing and not board.my_turn and not board.spectator and board.pass_to == ""
+
+
+def test_the_game_page_says_whom_to_pass_to_and_the_tap_rolls(user_client, user):
+    response = user_client.post(
+        reverse("dicegame:new_local"), {"name_1": "Anna", "name_2": "Ben", "computer_1": "easy"}
+    )
+    game = Game.objects.get()
+    assert response.status_code == 302 and response["Location"] == reverse("dicegame:game", args=[game.pk])
+    page = user_client.get(response["Location"]).content.decode()
+    assert 'data-pass-to="Anna"' in page and "Anna, tap to start your turn" in page
+    assert "Ben" in page and "Computer (easy)" in page  # the whole sheet, every column
+    response = user_client.post(reverse("dicegame:roll", args=[game.pk]), {"turn": 1, "roll": 0}, **HX)
+    assert response.status_code == 200
+    assert "data-pass-to" not in response.content.decode()
+    assert current(game.pk).rolls_used == 1
+
+
+def test_a_reload_resumes_the_same_game(user_client):
+    user_client.post(reverse("dicegame:new_local"), {"name_1": "Anna", "name_2": "Ben"})
+    game = Game.objects.get()
+    user_client.post(reverse("dicegame:roll", args=[game.pk]), {"turn": 1, "roll": 0})
+    dice = current(game.pk).dice
+    page = user_client.get(reverse("dicegame:game", args=[game.pk])).content.decode()
+    assert 'name="roll" value="1"' in page
+    assert all(f'data-value="{v}"' in page for v in dice)
+
+
+def test_the_new_game_form_and_its_refusals(user_client):
+    page = user_client.get(reverse("dicegame:new_local"))
+    assert page.status_code == 200 and 'name="name_1"' in page.content.decode()
+    response = user_client.post(reverse("dicegame:new_local"), {"name_1": "Anna", "name_2": ""})
+    assert response.status_code == 400
+    body = response.content.decode()
+    assert "Type a name for every person." in body and 'value="Anna"' in body
+    assert not Game.objects.exists()
+
+
+def test_the_form_is_in_dutch_too(client, db):
+    client.cookies["django_language"] = "nl"
+    page = client.get(reverse("dicegame:new_local"), HTTP_ACCEPT_LANGUAGE="nl").content.decode()
+    assert "Speel op één apparaat" in page
+
+
+def test_the_home_page_offers_a_local_game(client, db):
+    assert reverse("dicegame:new_local") in client.get(reverse("dicegame:home")).content.decode()
+
+
+# -- hints -------------------------------------------------------------------------------------------
+
+
+def test_hints_are_off_until_turned_on_for_the_game_which_marks_it(local_game, user_actor):
+    assert game_board(game=local_game, actor=user_actor).hints is None
+    services.game_set_hints(game_id=local_game.pk, actor=user_actor, on=True)
+    game = Game.objects.get(pk=local_game.pk)
+    assert game.hints_used
+    assert all(p.hints for p in game.players.filter(bot_strength=""))
+    play_person_turn(game, user_actor)  # Ben's turn: his hints too
+    assert game_board(game=Game.objects.get(pk=game.pk), actor=user_actor).hints is not None
+
+
+def test_hints_chosen_at_the_start_mark_the_game(user_client):
+    user_client.post(reverse("dicegame:new_local"), {"name_1": "Anna", "name_2": "Ben", "hints": "1"})
+    game = Game.objects.get()
+    assert game.hints_used and all(p.hints for p in game.players.all())
+
+
+# -- history, guests, linking a column ---------------------------------------------------------------
+
+
+def test_the_owner_s_history_lists_the_game_with_the_winner(local_game, user_actor, user_client):
+    game = play_to_the_end(local_game, user_actor)
+    row = selectors.history_page(actor=user_actor, page=1).object_list[0]
+    assert row.game == game and row.device_owner
+    winners = [p.name for p in game.players.all() if p.rank == 1]
+    assert row.result == "Won by " + ", ".join(winners)
+    page = user_client.get(reverse("dicegame:history")).content.decode()
+    assert f'data-game="{game.pk}"' in page and row.result in page
+
+
+def test_a_guest_s_local_games_move_into_the_account_they_log_in_to(guest_actor):
+    game = local.local_game_create(actor=guest_actor, seats=[SeatSpec(name="Anna"), SeatSpec(name="Ben")])
+    user = UserFactory()
+    guest_games_claim(user=user, guest_key=guest_actor.guest_key)
+    game.refresh_from_db()
+    assert game.host_id == user.pk
+    assert {(p.name, p.controller_id, p.user_id) for p in game.players.all()} == {
+        ("Anna", user.pk, None),
+        ("Ben", user.pk, None),
+    }
+    assert selectors.history_page(actor=Actor(user_id=user.pk), page=1).object_list[0].game == game
+
+
+@pytest.fixture
+def finished(local_game, user_actor):
+    return play_to_the_end(local_game, user_actor)
+
+
+def test_linking_a_column_needs_the_friend_s_confirmation(finished, user, user_client):
+    friend = UserFactory(username="bennie")
+    befriend(user, friend)
+    response = user_client.post(
+        reverse("dicegame:local_link", args=[finished.pk]), {"seat": 1, "username": "bennie"}
+    )
+    assert response.status_code == 302
+    link = SeatLink.objects.get()
+    assert link.status == SeatLink.Status.PENDING and link.player.user_id is None
+    friend_client = Client()
+    assert friend_client.login(username="bennie", password=PASSWORD)
+    page = friend_client.get(reverse("dicegame:history")).content.decode()
+    assert f'data-link="{link.pk}"' in page and "you played as Ben" in page
+    assert f'data-game="{finished.pk}"' not in page
+    response = friend_client.post(reverse("dicegame:local_link_accept", args=[link.pk]))
+    assert response.status_code == 302
+    ben = finished.players.get(seat=1)
+    assert ben.user_id == friend.pk and ben.name == "Ben"
+    page = friend_client.get(reverse("dicegame:history")).content.decode()
+    assert f'data-game="{finished.pk}"' in page
+    assert friend_client.get(reverse("review:review", args=[finished.pk])).status_code == 200
+    # The owner still has the game and sees the column linked.
+    assert (
+        "linked to bennie"
+        in user_client.get(reverse("dicegame:local_link", args=[finished.pk])).content.decode()
+    )
+
+
+def test_a_declined_column_stays_unlinked(finished, user):
+    friend = UserFactory(username="bennie")
+    befriend(user, friend)
+    link = local.seat_link_request(user=user, game_id=finished.pk, seat=0, username="bennie")
+    local.seat_link_answer(user=friend, link_id=link.pk, accept=False)
+    assert finished.players.get(seat=0).user_id is None
+    with pytest.raises(GameActionError, match="already been answered"):
+        local.seat_link_answer(user=friend, link_id=link.pk, accept=True)
+
+
+def test_linking_refusals_change_nothing(local_game, user, user_actor):
+    stranger = UserFactory(username="stranger")
+    friend = UserFactory(username="bennie")
+    befriend(user, friend)
+    with pytest.raises(GameActionError, match="once the game is over"):
+        local.seat_link_request(user=user, game_id=local_game.pk, seat=0, username="bennie")
+    game = play_to_the_end(local_game, user_actor)
+    with pytest.raises(GameActionError, match="one of your friends"):
+        local.seat_link_request(user=user, game_id=game.pk, seat=0, username="stranger")
+    with pytest.raises(GameActionError, match="person's seat"):
+        local.seat_link_request(user=user, game_id=game.pk, seat=2, username="bennie")  # the computer
+    with pytest.raises(GameNotFound):
+        local.seat_link_request(user=friend, game_id=game.pk, seat=0, username="player")
+    link = local.seat_link_request(user=user, game_id=game.pk, seat=0, username="bennie")
+    with pytest.raises(GameNotFound):
+        local.seat_link_answer(user=stranger, link_id=link.pk, accept=True)
+    local.seat_link_answer(user=friend, link_id=link.pk, accept=True)
+    with pytest.raises(GameActionError, match="already has a column"):
+        local.seat_link_request(user=user, game_id=game.pk, seat=1, username="bennie")
+    assert SeatLink.objects.count() == 1
+
+
+def test_the_link_views_answer_refusals_with_a_message(finished, user, user_client):
+    response = user_client.post(
+        reverse("dicegame:local_link", args=[finished.pk]), {"seat": 0, "username": "nobody"}
+    )
+    assert response.status_code == 400 and "one of your friends" in response.content.decode()
+    other = Client()
+    other.force_login(UserFactory(username="mallory"))
+    assert other.get(reverse("dicegame:local_link", args=[finished.pk])).status_code == 404
+    assert other.post(reverse("dicegame:local_link_accept", args=[999])).status_code == 404
+    assert not SeatLink.objects.exists()
+
+
+def test_local_games_never_count_for_leaderboards(finished, user):
+    friend = UserFactory(username="bennie")
+    befriend(user, friend)
+    link = local.seat_link_request(user=user, game_id=finished.pk, seat=0, username="bennie")
+    local.seat_link_answer(user=friend, link_id=link.pk, accept=True)
+    boards = review.leaderboards(user_ids=[friend.pk], viewer_id=friend.pk)
+    assert all(not board.rows for board in boards)
