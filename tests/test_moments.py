@@ -1,0 +1,229 @@
+"""Moments the server celebrates (a Penta rolled or scored, a Penta bonus, the upper bonus, the end of a
+game), the forced joker explaining itself, and the end-of-game result (place, total, best, ranking)."""
+
+import re
+from datetime import timedelta
+
+import pytest
+from channels.db import database_sync_to_async
+from django.test import Client
+from django.utils import timezone
+
+from dicegame import services
+from dicegame.models import Game, Player, Turn
+from dicegame.scoring import Box
+from tests.factories import GameFactory, PlayerFactory, TurnFactory
+from tests.test_pushes import connect, frame_with_version, two_player_game
+
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+def rigged(user, dice_values, boxes=None, penta_bonus=0):
+    boxes = boxes or {}
+    player = PlayerFactory(user=user, boxes={b.name: p for b, p in boxes.items()}, penta_bonus=penta_bonus)
+    n = len(boxes) + 1
+    TurnFactory(
+        player=player,
+        number=n,
+        round=n,
+        dice=list(dice_values),
+        rolls=[{"dice": list(dice_values), "held": [False] * 5}],
+    )
+    return player.game, n
+
+
+def logged_in(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def write(client, game, turn, box) -> str:
+    assert client.post(f"/games/{game.pk}/choose/{box}/", {"turn": turn, "roll": 1}, **HX).status_code == 200
+    response = client.post(f"/games/{game.pk}/confirm/", {"turn": turn, "roll": 1}, **HX)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def moments_region(html: str) -> str:
+    return re.search(r'<div id="moments".*?</div>', html, re.S).group(0)
+
+
+@pytest.mark.django_db
+def test_a_penta_scored_is_celebrated_once_in_the_answer(user):
+    game, turn = rigged(user, [3] * 5)
+    client = logged_in(user)
+    page = client.get(f"/games/{game.pk}/").content.decode()
+    # The rolled Penta is a moment of its own, keyed by turn and roll.
+    assert f'data-moment="penta-rolled-{turn}-1"' in moments_region(page)
+    assert "Penta! Five 3s." in page
+    html = write(client, game, turn, "PENTA")
+    region = moments_region(html)
+    assert f'data-moment="penta-{turn}" data-kind="penta"' in region and "Penta! 50 points." in region
+    # A page load later shows the board, not the moment again.
+    assert "data-moment" not in moments_region(client.get(f"/games/{game.pk}/").content.decode())
+
+
+@pytest.mark.django_db
+def test_a_penta_bonus_is_celebrated(user):
+    game, turn = rigged(user, [4] * 5, {Box.PENTA: 50})
+    html = write(logged_in(user), game, turn, "FOURS")
+    region = moments_region(html)
+    assert f'data-moment="penta-bonus-{turn}"' in region
+    assert "a Penta bonus of 100" in region
+
+
+@pytest.mark.django_db
+def test_reaching_the_upper_bonus_is_celebrated_when_it_happens(user):
+    # 3 + 6 + 9 + 12 + 15 = 45; three 6s (18) makes 63.
+    upper = {Box.ONES: 3, Box.TWOS: 6, Box.THREES: 9, Box.FOURS: 12, Box.FIVES: 15}
+    game, turn = rigged(user, [6, 6, 6, 1, 2], upper)
+    html = write(logged_in(user), game, turn, "SIXES")
+    assert f'data-moment="upper-bonus-{turn}"' in moments_region(html)
+    assert "Upper bonus reached: +35!" in html
+    # Past the threshold already: the next upper box is no moment.
+    game, turn = rigged(user, [6, 6, 6, 1, 2], {**upper, Box.FIVES: 25})
+    game.players.update(boxes={b.name: p for b, p in {**upper, Box.FIVES: 25, Box.FOURS: 20}.items()})
+    html = write(logged_in(user), game, turn, "SIXES")
+    assert "upper-bonus" not in moments_region(html)
+
+
+@pytest.mark.django_db
+def test_an_ordinary_box_is_no_moment(user):
+    game, turn = rigged(user, [1, 2, 3, 5, 6])
+    assert "data-moment" not in moments_region(write(logged_in(user), game, turn, "CHANCE"))
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_moments_reach_every_screen_of_a_live_game():
+    game, host, friend, a, _b = await database_sync_to_async(two_player_game)()
+    to_friend = await connect(game.pk, friend)
+    await to_friend.receive_from(timeout=5)
+
+    def rig_and_score():
+        Turn.objects.filter(game=game, number=1).update(
+            dice=[5] * 5, rolls=[{"dice": [5] * 5, "held": [False] * 5}]
+        )
+        services.turn_choose_box(game_id=game.pk, actor=a, turn=1, roll=1, box="PENTA")
+        services.turn_confirm(game_id=game.pk, actor=a, turn=1, roll=1)
+        return Game.objects.get(pk=game.pk).version
+
+    version = await database_sync_to_async(rig_and_score)()
+    pushed = await frame_with_version(to_friend, version)
+    assert 'data-moment="penta-1" data-kind="penta"' in pushed
+    assert "Penta! 50 points for hana." in pushed
+    await to_friend.disconnect()
+
+
+# -- the forced joker explains itself -----------------------------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("boxes", "sentence"),
+    [
+        ({Box.PENTA: 50}, "this Penta must go in its own box, Sixes"),
+        ({Box.PENTA: 50, Box.SIXES: 18}, "Joker: the Sixes box is full, so any open lower box scores as if"),
+        (
+            {Box.PENTA: 50, Box.SIXES: 18, **{b: 0 for b in Box if not b.is_upper and b is not Box.PENTA}},
+            "every lower box are full, so this Penta goes in an open upper box for 0",
+        ),
+        ({Box.PENTA: 0}, None),  # a zero in the Penta box: no joker, ordinary scoring
+        ({}, None),
+    ],
+)
+def test_the_joker_says_why_boxes_close(user, boxes, sentence):
+    game, _turn = rigged(user, [6] * 5, boxes)
+    html = logged_in(user).get(f"/games/{game.pk}/").content.decode()
+    if sentence is None:
+        assert "data-joker" not in html
+    else:
+        note = re.search(r'<p class="joker-note" data-joker>(.*?)</p>', html, re.S).group(1)
+        assert sentence in note
+
+
+@pytest.mark.django_db
+def test_the_joker_note_in_dutch(user):
+    game, _turn = rigged(user, [6] * 5, {Box.PENTA: 50, Box.SIXES: 18})
+    html = logged_in(user).get(f"/games/{game.pk}/", HTTP_ACCEPT_LANGUAGE="nl").content.decode()
+    assert "Joker: het vak Zessen is vol" in html
+
+
+# -- the end of a game --------------------------------------------------------------------------------
+
+
+def finished_solo(user, total, *, days_ago=0):
+    game = GameFactory(status=Game.Status.FINISHED, finished_at=timezone.now() - timedelta(days=days_ago))
+    PlayerFactory(game=game, user=user, total=total, rank=1, boxes={"CHANCE": min(total, 30)})
+    return game
+
+
+@pytest.mark.django_db
+def test_a_new_best_is_told(user):
+    finished_solo(user, 150, days_ago=3)
+    finished_solo(user, 190, days_ago=2)
+    finished_solo(user, 400, days_ago=-1)  # later: not "before this game"
+    game = finished_solo(user, 230)
+    html = logged_in(user).get(f"/games/{game.pk}/").content.decode()
+    assert 'data-final-total="230"' in html
+    assert "A new best! Your best before this game was 190." in html
+    assert f'data-moment="end-{game.pk}"' in html
+    assert "Play again" in html
+
+
+@pytest.mark.django_db
+def test_the_best_is_shown_when_not_beaten_and_the_first_game_says_so(user):
+    first = finished_solo(user, 120, days_ago=5)
+    html = logged_in(user).get(f"/games/{first.pk}/").content.decode()
+    assert "Your first finished game: your best so far." in html
+    finished_solo(user, 250, days_ago=3)
+    game = finished_solo(user, 200)
+    html = logged_in(user).get(f"/games/{game.pk}/").content.decode()
+    assert 'data-best="250"' in html and "Your best: 250" in html and "new best" not in html
+
+
+@pytest.mark.django_db
+def test_the_ranking_numbers_each_place_once_and_ties_share_it(user):
+    game = GameFactory(kind=Game.Kind.COMPUTER, status=Game.Status.FINISHED, finished_at=timezone.now())
+    PlayerFactory(game=game, seat=0, user=user, total=185, rank=1)
+    PlayerFactory(
+        game=game, seat=1, user=None, bot_strength="hard", name="Computer 1 (hard)", total=185, rank=1
+    )
+    PlayerFactory(
+        game=game, seat=2, user=None, bot_strength="easy", name="Computer 2 (easy)", total=120, rank=3
+    )
+    html = logged_in(user).get(f"/games/{game.pk}/").content.decode()
+    ranking = re.search(r'<ol class="ranking">(.*?)</ol>', html, re.S).group(1)
+    items = re.findall(r"<li ([^>]*)>(.*?)</li>", ranking, re.S)
+    assert [re.search(r'value="(\d)"', attrs).group(1) for attrs, _ in items] == ["1", "1", "3"]
+    # The rank is the list's number only: never printed again in the text ("1. 1. Computer ...").
+    for _attrs, text in items:
+        assert not re.match(r"\s*\d+\.", text)
+    assert "You won!" in html
+    # Play again: the same opponents.
+    form = re.search(r'<form method="post" action="/games/computer/">.*?</form>', html, re.S).group(0)
+    assert re.findall(r'name="strength" value="(\w+)"', form) == ["hard", "easy"]
+
+
+@pytest.mark.django_db
+def test_a_lower_place_is_told(user):
+    game = GameFactory(kind=Game.Kind.COMPUTER, status=Game.Status.FINISHED, finished_at=timezone.now())
+    PlayerFactory(game=game, seat=0, user=user, total=150, rank=2)
+    PlayerFactory(
+        game=game, seat=1, user=None, bot_strength="hard", name="Computer (hard)", total=240, rank=1
+    )
+    html = logged_in(user).get(f"/games/{game.pk}/").content.decode()
+    assert 'data-place="2"' in html and "Your place: 2 of 2" in html
+    html = logged_in(user).get(f"/games/{game.pk}/", HTTP_ACCEPT_LANGUAGE="nl").content.decode()
+    assert "Je plaats: 2 van 2" in html
+
+
+@pytest.mark.django_db
+def test_a_resigned_game_does_not_claim_a_new_best(user, user_actor):
+    finished_solo(user, 10, days_ago=2)
+    game = services.game_create_solo(actor=user_actor)
+    Player.objects.filter(game=game).update(boxes={"CHANCE": 25}, total=25)
+    services.game_resign(game_id=game.pk, actor=user_actor)
+    html = logged_in(user).get(f"/games/{game.pk}/").content.decode()
+    assert "You resigned this game" in html and "new best" not in html.lower()
