@@ -1203,6 +1203,8 @@ def _history_csv(actor: Actor, language: str | None) -> Iterator[str]:
         if not game.is_finished:
             with translation.override(language):
                 result = str(game.get_status_display())
+        elif p.left_at is not None and game.kind != Game.Kind.FRIENDS:
+            result = "resigned"
         elif not others:
             result = "finished"
         elif seat_left(p):

@@ -180,6 +180,8 @@ class HistoryRow:
         if self.device_owner:
             winners = [p.name for p in (self.me, *self.opponents) if p.rank == 1]
             return _("Won by %(names)s") % {"names": ", ".join(winners)}
+        if self.me.left_at is not None and self.game.kind != Game.Kind.FRIENDS:
+            return _("Resigned: a loss") if self.opponents else _("Resigned")
         if not self.opponents:
             return _("Finished")
         if seat_left(self.me):

@@ -237,3 +237,17 @@ def test_box_averages_leave_out_games_that_do_not_count(user):
     stats = review.player_stats(user_id=user.pk)
     ones = next(b for b in stats.boxes if b.box == Box.ONES)
     assert ones.average == 3
+
+
+def test_a_resigned_game_against_the_computer_is_a_loss_and_says_so(user, strategy):
+    game = services.game_create_vs_computer(actor=actor(user), strengths=["easy"])
+    solo = services.game_create_solo(actor=actor(user))
+    services.game_resign(game_id=game.pk, actor=actor(user))
+    services.game_resign(game_id=solo.pk, actor=actor(user))
+    stats = review.player_stats(user_id=user.pk)
+    assert stats.games == 2 and stats.wins == 0
+    rows = {r.game.pk: r for r in selectors.history_page(actor=actor(user), page=1).object_list}
+    assert rows[game.pk].result == "Resigned: a loss" and rows[solo.pk].result == "Resigned"
+    out = client_for(user).get("/games/export.csv")
+    lines = list(csv.DictReader(io.StringIO(b"".join(out.streaming_content).decode())))
+    assert [r["result"] for r in lines] == ["resigned", "resigned"]
