@@ -388,6 +388,12 @@ class SeatReview:
     sheet: Scoresheet
     summary: dict
     css: str
+    stand_in_turns: int = 0  # turns the computer played for this seat's absent person
+
+    @property
+    def not_counted(self) -> bool:
+        """A person's seat whose game does not count for their records (STAND_IN_TURN_LIMIT)."""
+        return not self.player.is_bot and self.stand_in_turns > STAND_IN_TURN_LIMIT
 
     @property
     def counts(self) -> list[tuple[str, str, int]]:
@@ -489,8 +495,17 @@ def game_review(*, game: Game, stored: GameAnalysis, step: str | int | None) -> 
         seat_values = data["seats"][str(current.player.seat)]["values"]
         offset = sum(1 for s in steps[: current.index] if s.player.seat == current.player.seat)
         marker = seat_values[offset + 1][0] if offset + 1 < len(seat_values) else None
+    stand_ins = {p.seat: 0 for p in players}
+    for turn in data["turns"]:
+        stand_ins[turn["seat"]] += bool(turn.get("stand_in"))
     seats = [
-        SeatReview(p, p.sheet, data["seats"][str(p.seat)]["summary"], f"series-{p.seat % SEAT_CLASSES}")
+        SeatReview(
+            p,
+            p.sheet,
+            data["seats"][str(p.seat)]["summary"],
+            f"series-{p.seat % SEAT_CLASSES}",
+            stand_ins[p.seat],
+        )
         for p in players
     ]
     rows = [

@@ -251,3 +251,14 @@ def test_a_resigned_game_against_the_computer_is_a_loss_and_says_so(user, strate
     out = client_for(user).get("/games/export.csv")
     lines = list(csv.DictReader(io.StringIO(b"".join(out.streaming_content).decode())))
     assert [r["result"] for r in lines] == ["resigned", "resigned"]
+
+
+def test_the_review_marks_a_seat_whose_game_does_not_count(user, strategy):
+    from tests.test_review import make_game
+
+    # The person sits first: turns 1, 3, 5 are theirs.
+    within = make_game([user, "easy"], flags={1: {"stand_in": True}, 3: {"stand_in": True}})
+    over = make_game([user, "easy"], flags={n: {"stand_in": True} for n in (1, 3, 5)})
+    c = client_for(user)
+    assert "data-not-counted" not in c.get(f"/games/{within.pk}/review/").content.decode()
+    assert "data-not-counted" in c.get(f"/games/{over.pk}/review/").content.decode()
