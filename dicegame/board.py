@@ -87,6 +87,8 @@ class SheetRow:
     cells_html: SafeString
     selectable: bool  # the viewer may choose this box for the current dice
     chosen: bool
+    # Choosing it writes 0 while another open box scores: the server asks to confirm (services._check_zero).
+    asks_zero: bool = False
 
     @property
     def name(self) -> str:
@@ -374,6 +376,8 @@ class Board:
     @property
     def dice_html(self) -> SafeString:
         held_text = escape(_("held"))
+        # The name of a held die says so too: its visible "held" must be part of its name (WCAG 2.5.3).
+        held_label = f", {held_text}"
         url = self.game_url
         disabled = "" if self.can_hold else " disabled"
         # The dice just rolled tumble (CSS). The class names the roll, so it changes with every roll even
@@ -390,7 +394,8 @@ class Board:
                 f'{"" if die.value else " blank"}{rolled if die.rolled else ""}" data-die="{n}" '
                 f'data-value="{die.value or ""}" '
                 f'data-action="die-{n}" aria-pressed="{"true" if die.held else "false"}" '
-                f'aria-label="{escape(die.label)}" formaction="{url}hold/{n}/" hx-post="{url}hold/{n}/"'
+                f'aria-label="{escape(die.label)}{held_label if die.held else ""}" '
+                f'formaction="{url}hold/{n}/" hx-post="{url}hold/{n}/"'
                 f'{disabled}><span class="face face-{die.value or 0}" aria-hidden="true">{die.pips_html}</span>'
                 f'<span class="held-label" aria-hidden="true">{held_text if die.held else ""}</span></button>'
             )
@@ -409,6 +414,7 @@ class Board:
                 f'<button type="submit" form="game-form" class="box-button" data-box="{name}" '
                 f'data-action="box-{name}" aria-pressed="{"true" if row.chosen else "false"}" '
                 f'formaction="{url}choose/{name}/" hx-post="{url}choose/{name}/"'
+                f"{' data-asks-zero' if row.asks_zero else ''}"
                 f"{'' if row.selectable else ' disabled'}>{labels[row.box]}</button></th>{row.cells_html}</tr>"
             )
         return mark_safe("\n".join(parts))
@@ -495,6 +501,8 @@ def local_screen_seat(state: BoardState, seat: Player | None) -> Player | None:
     (or, while a computer plays, as the seat it holds). Any other game: the seat itself."""
     if seat is None or state.game.kind != Game.Kind.LOCAL:
         return seat
+    if state.game.is_finished:
+        return None  # the result is everyone's: no "you", no "your place"
     current = state.current
     return current if current is not None and not current.is_bot else seat
 
@@ -534,6 +542,7 @@ def board_for(state: BoardState, seat: Player | None) -> Board:
     language = get_language() or ""
     labels = _box_labels(language)
     chosen = turn.chosen_box if turn else ""
+    some_box_scores = any(state.options.values())
     rows = [
         SheetRow(
             box=b,
@@ -542,6 +551,7 @@ def board_for(state: BoardState, seat: Player | None) -> Board:
             cells_html=state.cells_html[b],
             selectable=my_turn and b in state.options,
             chosen=chosen == b.name,
+            asks_zero=my_turn and some_box_scores and state.options.get(b) == 0,
         )
         for b in Box
     ]

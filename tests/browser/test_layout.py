@@ -374,7 +374,7 @@ def test_rolled_dice_tumble_once_per_roll_and_never_with_reduced_motion(
     expect(die.locator(".pip")).to_have_count(9)
     value = die.get_attribute("data-value")
     expect(die.locator(".pip.on")).to_have_count(int(value))
-    expect(die).to_have_attribute("aria-label", f"Die 1: {value}")
+    expect(die).to_have_attribute("aria-label", f"Die 1: {value}, held")
 
     still = new_page(browser, DESKTOP)
     still.emulate_media(reduced_motion="reduce")

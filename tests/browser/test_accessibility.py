@@ -1,0 +1,109 @@
+"""An automated accessibility scan with axe-core (vendored in tests/browser/vendor/) of the main screens:
+home, a solo game mid-turn, a live game between two people, the review of a finished game, and the
+statistics; on a desktop and at 360x740, light and dark. No violation of impact "serious" or "critical"
+may remain. axe is injected into the page, so these contexts bypass the CSP (the site's own pages need
+no such thing). axe skips disabled controls in its contrast rule: tests/browser/test_layout.py covers them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from accounts.models import Friendship
+from tests.browser.test_layout import DESKTOP, PHONE, log_in, new_page, roll, start_solo
+from tests.factories import UserFactory
+from tests.test_review import make_game
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+AXE = next((Path(__file__).parent / "vendor").glob("axe-core-*/axe.min.js"))
+BLOCKING = {"serious", "critical"}
+WAIT_MS = 20_000
+
+
+@pytest.fixture(autouse=True)
+def _patient_expectations():
+    expect.set_options(timeout=WAIT_MS)
+    yield
+    expect.set_options(timeout=5_000)
+
+
+def scan(page: Page) -> list[dict]:
+    """axe's violations on the page as it stands, each with its impact and the elements it names."""
+    page.wait_for_load_state()
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    result = page.evaluate(
+        "async () => (await axe.run(document, {resultTypes: ['violations']})).violations.map((v) => ({"
+        " id: v.id, impact: v.impact, help: v.help,"
+        " nodes: v.nodes.map((n) => n.target.join(' ') + ' :: ' + (n.failureSummary || '')).slice(0, 5)}))"
+    )
+    return result
+
+
+@pytest.mark.parametrize(
+    ("viewport", "dark"),
+    [(DESKTOP, False), (DESKTOP, True), (PHONE, False), (PHONE, True)],
+    ids=["desktop-light", "desktop-dark", "phone-light", "phone-dark"],
+)
+def test_main_screens_have_no_serious_accessibility_violations(
+    browser: Browser, live_server_url: str, viewport: dict, dark: bool
+):
+    base = live_server_url
+    tag = f"{viewport['width']}-{'dark' if dark else 'light'}"
+    hana, femke = UserFactory(username=f"hana-{tag}"), UserFactory(username=f"femke-{tag}")
+    low, high = sorted((hana, femke), key=lambda u: u.pk)
+    Friendship.objects.create(user_low=low, user_high=high)
+    finished = make_game([hana, "hard"])
+    found: dict[str, list[dict]] = {}
+
+    page = new_page(browser, viewport, dark=dark, bypass_csp=True)
+    page.goto(base + "/")
+    found["home"] = scan(page)
+    start_solo(page, base)
+    roll(page)
+    page.locator('[data-die="3"]').click()
+    expect(page.locator('[data-die="3"]')).to_have_attribute("aria-pressed", "true")
+    found["solo game mid-turn"] = scan(page)
+
+    # A live game between two people: the host's screen and the other player's.
+    log_in(page, base, hana.username)
+    page.goto(base + "/")
+    page.locator(".friends-form").get_by_role("button", name="Create a game").click()
+    expect(page.locator("#lobby")).to_be_visible()
+    found["live game lobby (host)"] = scan(page)
+    join = page.locator("[data-join-link]").get_attribute("href")
+    other = new_page(browser, viewport, dark=dark, bypass_csp=True)
+    log_in(other, base, femke.username)
+    other.goto(base + join)
+    other.get_by_role("button", name="Take a seat").click()
+    expect(page.locator("#lobby li[data-seat]")).to_have_count(2)
+    page.locator("#lobby").get_by_role("button", name="Start the game").click()
+    expect(page.locator("#dice-tray")).to_be_visible()
+    expect(other.locator("#dice-tray")).to_be_visible()
+    mover = page if page.locator("[data-action=roll]").is_enabled() else other
+    roll(mover)
+    found["live game (player to move)"] = scan(mover)
+    found["live game (player waiting)"] = scan(other if mover is page else page)
+    other.context.close()
+
+    page.goto(f"{base}/games/{finished.pk}/review/")
+    found["review"] = scan(page)
+    page.goto(f"{base}/players/")
+    found["statistics"] = scan(page)
+    page.goto(f"{base}/leaderboard/")
+    found["leaderboard"] = scan(page)
+    page.context.close()
+
+    print(f"\naxe-core {AXE.parent.name.removeprefix('axe-core-')}, {tag}:")
+    for where, violations in found.items():
+        summary = ", ".join(f"{v['id']} ({v['impact']})" for v in violations) or "none"
+        print(f"  {where}: {summary}")
+    blocking = {
+        where: [v for v in violations if v["impact"] in BLOCKING]
+        for where, violations in found.items()
+        if any(v["impact"] in BLOCKING for v in violations)
+    }
+    assert not blocking, f"serious or critical accessibility violations: {blocking}"
