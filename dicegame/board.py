@@ -16,9 +16,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language
+from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext
 
 from dicegame import hint_words, moments
 from dicegame.labels import box_label
@@ -390,13 +389,14 @@ class Board:
             n = die.index
             parts.append(
                 f'<button type="submit" form="game-form" class="die{" held" if die.held else ""}'
-                f'{" hint-keep" if keep[n - 1] else ""}'
+                f"{' hint-keep' if keep[n - 1] else ''}"
                 f'{"" if die.value else " blank"}{rolled if die.rolled else ""}" data-die="{n}" '
                 f'data-value="{die.value or ""}" '
                 f'data-action="die-{n}" aria-pressed="{"true" if die.held else "false"}" '
                 f'aria-label="{escape(die.label)}{held_label if die.held else ""}" '
                 f'formaction="{url}hold/{n}/" hx-post="{url}hold/{n}/"'
-                f'{disabled}><span class="face face-{die.value or 0}" aria-hidden="true">{die.pips_html}</span>'
+                f'{disabled}><span class="face face-{die.value or 0}" aria-hidden="true">'
+                f"{die.pips_html}</span>"
                 f'<span class="held-label" aria-hidden="true">{held_text if die.held else ""}</span></button>'
             )
         return mark_safe("\n".join(parts))
@@ -415,7 +415,8 @@ class Board:
                 f'data-action="box-{name}" aria-pressed="{"true" if row.chosen else "false"}" '
                 f'formaction="{url}choose/{name}/" hx-post="{url}choose/{name}/"'
                 f"{' data-asks-zero' if row.asks_zero else ''}"
-                f"{'' if row.selectable else ' disabled'}>{labels[row.box]}</button></th>{row.cells_html}</tr>"
+                f"{'' if row.selectable else ' disabled'}>{labels[row.box]}</button></th>"
+                f"{row.cells_html}</tr>"
             )
         return mark_safe("\n".join(parts))
 
