@@ -68,7 +68,7 @@ def play_turn(page: Page, other: Page | None, *, show_hold: bool = False) -> Non
         expect(page.locator('[data-die="1"]')).to_have_attribute("aria-pressed", "true")
         # The friend's page shows the hold live, without reloading.
         expect(other.locator('[data-die="1"]')).to_have_attribute("aria-pressed", "true")
-    box = page.locator("button.box-button:not([disabled])").first
+    box = page.locator("button.box-button:not([disabled]):not([data-asks-zero])").first
     box.click()
     expect(page.locator('button.box-button[aria-pressed="true"]')).to_have_count(1)
     page.get_by_role("button", name="Confirm turn", exact=True).click()
