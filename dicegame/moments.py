@@ -12,6 +12,7 @@ from django.db.models import Max
 from django.utils.translation import gettext as _
 
 from dicegame.models import Game, Player
+from dicegame.review import counted_seats
 from dicegame.scoring import PENTA_BONUS, PENTA_SCORE, UPPER_BONUS, Box
 
 
@@ -97,16 +98,22 @@ class Result:
     total: int
     best_before: int | None  # None: no earlier finished game
     resigned: bool
+    counts: bool = True  # for the records (review.counted_seats): a game the computer mostly played doesn't
 
     @property
     def new_best(self) -> bool:
-        return self.best_before is not None and self.total > self.best_before and not self.resigned
+        return (
+            self.best_before is not None
+            and self.total > self.best_before
+            and not self.resigned
+            and self.counts
+        )
 
 
 def game_result(*, game: Game, seat: Player | None) -> Result | None:
     """The viewer's end of the game (None for a spectator or an unfinished game). Their best is the
-    highest total of their earlier finished games, any kind, resigned games included (a resigned
-    total never beats a played one unfairly: it only has fewer boxes)."""
+    highest total of their earlier finished games that count for records, any kind, resigned games
+    included (a resigned total never beats a played one unfairly: it only has fewer boxes)."""
     if seat is None or not game.is_finished or seat.is_bot:
         return None
     earlier = Player.objects.filter(game__status=Game.Status.FINISHED)
@@ -120,11 +127,15 @@ def game_result(*, game: Game, seat: Player | None) -> Result | None:
         earlier = earlier.filter(user__isnull=True, guest_key=seat.guest_key)
     else:
         earlier = earlier.none()
-    best = earlier.aggregate(best=Max("total"))["best"]
+    # The same games as the statistics' best total (review.counted_seats: not those the computer mostly
+    # played), so the page and the statistics agree.
+    best = counted_seats(earlier).aggregate(best=Max("total"))["best"]
+    counts = counted_seats(Player.objects.filter(pk=seat.pk)).exists()
     return Result(
         seat=seat,
         place=seat.rank or 1,
         total=seat.total,
         best_before=best,
         resigned=seat.left_at is not None,
+        counts=counts,
     )
