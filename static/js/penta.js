@@ -17,11 +17,25 @@
   const QUEUE_LIMIT = 4;
   // A request still unanswered after this long is given up (htmx's own timeout, in base.html, is 10 s).
   const STUCK_MS = 12000;
-  // Two presses of Roll this close together are one press (a double click): no roll without a look.
-  const ROLL_GUARD_MS = 400;
+  // Two presses of Roll this close together are one press (a double click, or two clicks 120-250 ms
+  // apart): a roll is always followed by a chance to look and hold. #game carries data-roll-cooling
+  // meanwhile (tests wait for it to go).
+  const ROLL_GUARD_MS = 350;
   let inflight = null; // {xhr, key, since}
   const queued = [];
   let lastRollAt = 0;
+  let cooling = null;
+
+  function rollPressed() {
+    lastRollAt = Date.now();
+    const game = document.getElementById("game");
+    if (!game) return;
+    game.dataset.rollCooling = "";
+    if (cooling) window.clearTimeout(cooling);
+    cooling = window.setTimeout(function () {
+      delete game.dataset.rollCooling;
+    }, ROLL_GUARD_MS);
+  }
 
   function actionElement(key) {
     return document.querySelector('#game [data-action="' + key + '"]');
@@ -55,6 +69,7 @@
         event.preventDefault();
         return;
       }
+      if (!inflight) rollPressed();
     }
     if (inflight) {
       event.preventDefault();
@@ -92,7 +107,6 @@
 
   function release(xhr, lost) {
     if (!inflight || (xhr && inflight.xhr !== xhr)) return;
-    if (inflight.key === "roll") lastRollAt = Date.now();
     inflight = null;
     if (lost) {
       queued.length = 0;

@@ -108,6 +108,9 @@ def start_solo_game(page: Page, base_url: str) -> int:
 def roll(page: Page, *, keyboard: bool = False) -> list[str]:
     """Roll once (click or Space) and wait for the board that shows it; returns the dice."""
     before = int(rolls_field(page).input_value())
+    # A second press of Roll within 350 ms of the first is taken for a double click and dropped: a
+    # person looks at the dice first; the test waits as long.
+    expect(page.locator("#game[data-roll-cooling]")).to_have_count(0)
     if keyboard:
         release_focus(page)
         page.keyboard.press("Space")
