@@ -439,6 +439,8 @@ class Board:
                     f"{online if player.connected else offline}</span>"
                 )
             badge = f' <span class="badge" data-stand-in-seat>{kept}</span>' if player.stand_in else ""
+            if player.left_at is not None:
+                badge = f' <span class="badge" data-left-seat>{escape(_("left the game"))}</span>'
             parts.append(
                 f'<th scope="col" class="{"current" if seat.is_current else ""}" '
                 f'data-seat-name="{player.seat}">{escape(player.display_name)}{presence}{badge}</th>'

@@ -19,7 +19,7 @@ from dicegame.scoring import PENTA_BONUS, PENTA_SCORE, UPPER_BONUS, Box
 @dataclass(frozen=True)
 class Moment:
     key: str  # unique within the game: the kind and the turn (and roll)
-    kind: str  # "penta-rolled", "penta", "penta-bonus", "upper-bonus"
+    kind: str  # "penta-rolled", "penta", "penta-bonus", "upper-bonus", "left"
     text: str
 
 
@@ -71,6 +71,15 @@ def board_moments(state) -> list[Moment]:
                     ),
                 )
             )
+    left = getattr(state.game, "_left_seat", None)
+    if left is not None:
+        moments.append(
+            Moment(
+                f"left-{left.seat}",
+                "left",
+                _("%(name)s left the game: the computer plays on for them.") % {"name": left.name},
+            )
+        )
     turn, dice = state.turn, state.dice_values
     if turn is not None and dice and len(set(dice)) == 1 and state.current is not None:
         moments.append(

@@ -227,3 +227,23 @@ def test_a_resigned_game_does_not_claim_a_new_best(user, user_actor):
     services.game_resign(game_id=game.pk, actor=user_actor)
     html = logged_in(user).get(f"/games/{game.pk}/").content.decode()
     assert "You resigned this game" in html and "new best" not in html.lower()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_leaving_is_told_to_the_table():
+    game, host, friend, a, b = await database_sync_to_async(two_player_game)()
+    to_host = await connect(game.pk, host)
+    await to_host.receive_from(timeout=5)
+
+    def leave():
+        from dicegame.live import rooms
+
+        rooms.seat_leave(game_id=game.pk, actor=b)
+        return Game.objects.get(pk=game.pk).version
+
+    version = await database_sync_to_async(leave)()
+    pushed = await frame_with_version(to_host, version)
+    assert 'data-kind="left"' in pushed and "femke left the game: the computer plays on for them." in pushed
+    assert "data-left-seat" in pushed
+    await to_host.disconnect()

@@ -185,6 +185,17 @@
     }
   });
 
+  // A <details> the player opened (Resign…, the exact figures) stays open when its region is morphed:
+  // the server never renders `open`, so morphing would otherwise close it at every update.
+  if (window.Idiomorph && window.Idiomorph.defaults && window.Idiomorph.defaults.callbacks) {
+    const callbacks = window.Idiomorph.defaults.callbacks;
+    const previous = callbacks.beforeAttributeUpdated;
+    callbacks.beforeAttributeUpdated = function (name, node, mutation) {
+      if (name === "open" && node.tagName === "DETAILS") return false;
+      return previous ? previous(name, node, mutation) : true;
+    };
+  }
+
   function refresh() {
     showMoments();
     boardSounds();
