@@ -340,3 +340,50 @@ def test_local_games_never_count_for_leaderboards(finished, user):
     local.seat_link_answer(user=friend, link_id=link.pk, accept=True)
     boards = review.leaderboards(user_ids=[friend.pk], viewer_id=friend.pk)
     assert all(not board.rows for board in boards)
+
+
+# -- the screen over the socket ----------------------------------------------------------------------
+
+
+def test_a_push_to_the_device_gives_the_current_person_the_controls(local_game, user_actor):
+    from dicegame.board import board_state
+    from dicegame.live.pushes import render_board
+
+    play_person_turn(local_game, user_actor)  # Ben's turn now
+    game = Game.objects.get(pk=local_game.pk)
+    players = list(game.players.order_by("seat"))
+    # The device's socket is held by the first person's seat (presence picks the first seat it owns).
+    html = render_board(board_state(game=game, players=players), players[0], "en")
+    assert 'data-pass-to="Ben"' in html and "Ben, tap to start your turn" in html
+    assert (
+        'data-action="roll"' in html and "disabled" not in html.split('data-action="roll"')[1].split(">")[0]
+    )
+
+
+def test_the_pass_screen_is_in_dutch(local_game, user_actor):
+    from dicegame.board import board_state
+    from dicegame.live.pushes import render_board
+
+    players = list(local_game.players.order_by("seat"))
+    html = render_board(board_state(game=local_game, players=players), players[0], "nl")
+    assert "Geef door aan Anna" in html and "Anna, tik om je beurt te beginnen" in html
+
+
+def test_a_guest_plays_a_local_game_over_http_and_nobody_else_sees_it(guest_client):
+    response = guest_client.post(
+        reverse("dicegame:new_local"), {"name_1": "Anna", "name_2": "Ben", "name_3": "Cas"}, **HX
+    )
+    game = Game.objects.get()
+    assert response.status_code == 200 and response["HX-Redirect"] == reverse("dicegame:game", args=[game.pk])
+    assert [p.name for p in game.players.order_by("seat")] == ["Anna", "Ben", "Cas"]
+    assert (
+        guest_client.post(reverse("dicegame:roll", args=[game.pk]), {"turn": 1, "roll": 0}).status_code == 302
+    )
+    assert Client().get(reverse("dicegame:game", args=[game.pk])).status_code == 404
+
+
+def test_hints_switched_on_in_the_game_page(user_client, local_game):
+    response = user_client.post(reverse("dicegame:hints", args=[local_game.pk]), {"on": "1"}, **HX)
+    assert response.status_code == 200 and "data-expected-total" in response.content.decode()
+    local_game.refresh_from_db()
+    assert local_game.hints_used
