@@ -180,3 +180,17 @@ def test_the_finished_result_marks_resigned_and_left_seats(host, friend):
     html = client_for(friend).get(f"/games/{game.pk}/").content.decode()
     assert "You left this game: it counts as a loss." in html
     assert "data-left" in html
+
+
+def test_a_resigned_game_can_be_reviewed_and_exported(user, user_client, user_actor):
+    game = services.game_create_solo(actor=user_actor)
+    roll(game, user_actor)
+    place(game, user_actor, Box.CHANCE)
+    roll(game, user_actor)
+    services.game_resign(game_id=game.pk, actor=user_actor)
+    review = user_client.get(f"/games/{game.pk}/review/")
+    assert review.status_code == 200
+    assert '<span class="badge" data-left>resigned</span>' in review.content.decode()
+    assert user_client.get(f"/games/{game.pk}/export.json").status_code == 200
+    history = user_client.get("/games/").content.decode()
+    assert "Resigned" in history
