@@ -99,6 +99,7 @@ def stand_in_turns():
 
 def counted_seats(seats):
     """These seats (a Player queryset) less those whose game does not count for the person's records."""
+    seats = seats.exclude(game__kind=Game.Kind.LOCAL)  # played on one device: never rated (dicegame.local)
     return seats.alias(stand_in_turns=stand_in_turns()).filter(stand_in_turns__lte=STAND_IN_TURN_LIMIT)
 
 
@@ -955,7 +956,7 @@ def leaderboards(*, user_ids, viewer_id: int | None) -> list[Board]:
     and analyses, the viewer and the language."""
     seats = counted_seats(
         Player.objects.filter(user_id__in=user_ids, game__status=Game.Status.FINISHED, game__hints_used=False)
-    ).exclude(game__kind=Game.Kind.LOCAL)  # played on one device: never rated (dicegame.local)
+    )
     state = seats.aggregate(
         n=Count("pk"),
         users=Count("user_id", distinct=True),

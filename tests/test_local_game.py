@@ -387,3 +387,12 @@ def test_hints_switched_on_in_the_game_page(user_client, local_game):
     assert response.status_code == 200 and "data-expected-total" in response.content.decode()
     local_game.refresh_from_db()
     assert local_game.hints_used
+
+
+def test_a_linked_local_game_is_in_the_friend_s_games_but_not_their_records(finished, user):
+    friend = UserFactory(username="bennie")
+    befriend(user, friend)
+    link = local.seat_link_request(user=user, game_id=finished.pk, seat=1, username="bennie")
+    local.seat_link_answer(user=friend, link_id=link.pk, accept=True)
+    stats = review.player_stats(user_id=friend.pk)
+    assert stats.games == 1 and stats.best is None
