@@ -224,9 +224,9 @@ def play_game(rec: Recorder, rng: random.Random, deadline: float) -> bool:
     base = f"/games/{game_id}"
     fields = {"turn": "1", "roll": "0"}
 
-    def act(kind: str, path: str) -> BoardParser | None:
+    def act(kind: str, path: str, extra: dict[str, str] | None = None) -> BoardParser | None:
         nonlocal fields
-        headers, body = rec.action(kind, path, fields)
+        headers, body = rec.action(kind, path, {**fields, **(extra or {})})
         if "hx-redirect" in headers:
             return None  # the game is over: htmx would load the finished page
         board = parse_board(body)
@@ -246,7 +246,8 @@ def play_game(rec: Recorder, rng: random.Random, deadline: float) -> bool:
         board = act("roll", f"{base}/roll/")
         if board is None or not board.enabled_boxes:
             raise BenchError(f"turn {turn}: no enabled box after the rolls")
-        act("choose", f"{base}/choose/{rng.choice(board.enabled_boxes)}/")
+        # A random box may write 0 while another scores: the page asks, and this player says yes.
+        act("choose", f"{base}/choose/{rng.choice(board.enabled_boxes)}/", {"confirm_zero": "1"})
         finished = act("confirm", f"{base}/confirm/") is None
         if finished != (turn == ROUNDS):
             raise BenchError(f"turn {turn}: the game {'ended' if finished else 'did not end'} unexpectedly")
