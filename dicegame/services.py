@@ -52,8 +52,10 @@ class Actor:
         # current, so the turn flow's who-may-act checks hold unchanged (dicegame.local).
         if self.user_id is not None and player.controller_id == self.user_id:
             return True
-        return bool(self.guest_key) and player.controller_id is None and player.controller_guest_key == (
-            self.guest_key
+        return (
+            bool(self.guest_key)
+            and player.controller_id is None
+            and player.controller_guest_key == self.guest_key
         )
 
 
