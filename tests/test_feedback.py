@@ -197,3 +197,9 @@ def test_the_admin_marks_reports_seen_and_fixed(admin_client):
     admin_client.post(url, {"action": "mark_fixed", "_selected_action": [report.pk]})
     report.refresh_from_db()
     assert report.status == Report.Status.FIXED
+
+
+def test_the_context_travels_in_hidden_fields_without_labels(client):
+    body = client.get(f"{REPORT}?page=/games/&game=x&v=3").content.decode()
+    assert '<input type="hidden" name="page" value="/games/"' in body
+    assert ">Page</label>" not in body and ">V</label>" not in body
