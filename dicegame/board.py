@@ -440,7 +440,8 @@ class Board:
                 )
             badge = f' <span class="badge" data-stand-in-seat>{kept}</span>' if player.stand_in else ""
             if player.left_at is not None:
-                badge = f' <span class="badge" data-left-seat>{escape(_("left the game"))}</span>'
+                gone = _("left the game") if friends else _("resigned")
+                badge = f' <span class="badge" data-left-seat>{escape(gone)}</span>'
             parts.append(
                 f'<th scope="col" class="{"current" if seat.is_current else ""}" '
                 f'data-seat-name="{player.seat}">{escape(player.display_name)}{presence}{badge}</th>'
