@@ -33,7 +33,7 @@ def board_moments(state) -> list[Moment]:
     solo = len(state.players) == 1
     moments: list[Moment] = []
     for turn, upper_reached in state.written:
-        name = turn.player.name
+        name = turn.player.display_name
         n = turn.number
         if turn.box == Box.PENTA.name and turn.points == PENTA_SCORE:
             moments.append(
@@ -77,7 +77,7 @@ def board_moments(state) -> list[Moment]:
             Moment(
                 f"left-{left.seat}",
                 "left",
-                _("%(name)s left the game: the computer plays on for them.") % {"name": left.name},
+                _("%(name)s left the game: the computer plays on for them.") % {"name": left.display_name},
             )
         )
     turn, dice = state.turn, state.dice_values
@@ -90,7 +90,7 @@ def board_moments(state) -> list[Moment]:
                     solo,
                     _("Penta! Five %(face)ss."),
                     _("%(name)s rolled a Penta: five %(face)ss!"),
-                    state.current.name,
+                    state.current.display_name,
                     face=dice[0],
                 ),
             )

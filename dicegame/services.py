@@ -586,9 +586,10 @@ def game_set_hints(*, game_id: int, actor: Actor, on: bool) -> Game:
     return game
 
 
-def game_settle(*, game_id: int) -> bool:
+def game_settle(*, game_id: int, written: list | None = None) -> bool:
     """Apply whatever the server's clock says is due in this game. Safe to call at any time and from
-    any number of processes: the row lock makes each change happen once."""
+    any number of processes: the row lock makes each change happen once. `written` (a list), if given,
+    receives the turns written (see `_write`), for the answer's moments."""
     with transaction.atomic():
         try:
             game = Game.objects.select_for_update().get(pk=game_id)
@@ -597,6 +598,8 @@ def game_settle(*, game_id: int) -> bool:
         if not _settle_locked(game):
             return False
         _bump(game)
+        if written is not None:
+            written.extend(getattr(game, "_written", ()))
         return True
 
 

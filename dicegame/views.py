@@ -98,6 +98,7 @@ def _render_game(
     regions: frozenset = ALL_REGIONS,
     acted: Game | None = None,
     confirm_zero: dict | None = None,
+    written=(),
 ) -> HttpResponse:
     if acted is not None and not acted.is_finished:
         # The rows the action has just written and committed, under the game's lock: no need to read
@@ -108,6 +109,9 @@ def _render_game(
         game = selectors.game_for_viewer(game_id=game_id, actor=actor, token=token)
         if game.is_cancelled:
             return _render_cancelled(request, game, error=error, status=status, token=token)
+        if written:
+            # What a settlement or a game action wrote, celebrated by this answer (dicegame.moments).
+            game._written = list(written)
         board = boards.game_board(game=game, actor=actor, with_log=game.is_finished)
     context = {
         "game": game,
@@ -255,12 +259,13 @@ def _game_action(request: HttpRequest, game_id: int, act: Callable[[Actor], obje
     """An action on the game as a whole (not tied to the dice on screen)."""
     actor = actor_from_request(request)
     try:
-        act(actor)
+        acted = act(actor)
     except GameActionError as exc:
         return _refusal(request, game_id, actor, exc)
     if not request.htmx:
         return redirect("dicegame:game", game_id)
-    return _render_game(request, game_id, actor)
+    # The turns the action wrote (the computer's, when hurried): the answer celebrates them too.
+    return _render_game(request, game_id, actor, written=getattr(acted, "_written", ()))
 
 
 @require_POST
@@ -299,10 +304,11 @@ def game_tick(request: HttpRequest, game_id: int) -> HttpResponse:
         selectors.game_for_viewer(game_id=game_id, actor=actor, token=token)
     except Http404 as exc:
         return message_response(request, str(exc), status=404)
-    services.game_settle(game_id=game_id)
+    written: list = []
+    services.game_settle(game_id=game_id, written=written)
     if not request.htmx:
         return redirect(game_url(game_id, token))
-    return _render_game(request, game_id, actor, token=token)
+    return _render_game(request, game_id, actor, token=token, written=written)
 
 
 @require_GET

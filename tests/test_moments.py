@@ -247,3 +247,25 @@ async def test_leaving_is_told_to_the_table():
     assert 'data-kind="left"' in pushed and "femke left the game: the computer plays on for them." in pushed
     assert "data-left-seat" in pushed
     await to_host.disconnect()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("how", ["hurry", "tick"])
+def test_the_computers_penta_is_celebrated_in_the_answer_that_played_it(user, user_actor, how):
+    from tests.test_services import place, roll
+
+    game = services.game_create_vs_computer(actor=user_actor, strengths=["hard"])
+    roll(game, user_actor)
+    place(game, user_actor, Box.CHANCE)
+    # The computer's turn shows a Penta after its third roll: it writes 50 in the Penta box.
+    three = [{"dice": [2] * 5, "held": [False] * 5}] * 3
+    # (A tick makes one paced step: the box is chosen already, so that step writes it.)
+    chosen = "PENTA" if how == "tick" else ""
+    Turn.objects.filter(game=game, number=2).update(
+        dice=[2] * 5, rolls=three, chosen_box=chosen, next_step_at=timezone.now()
+    )
+    response = logged_in(user).post(f"/games/{game.pk}/{how}/", **HX)
+    assert response.status_code == 200
+    assert Turn.objects.get(game=game, number=2).box == "PENTA"
+    region = moments_region(response.content.decode())
+    assert 'data-moment="penta-2"' in region and "Penta! 50 points for Computer (hard)." in region
