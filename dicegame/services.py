@@ -634,6 +634,9 @@ def game_resign(*, game_id: int, actor: Actor) -> Game:
     game = _locked_for_actor(game_id, actor)
     if game.kind == Game.Kind.FRIENDS:
         raise GameActionError(_("In a game against friends, leave the game instead."), status=400)
+    if game.kind not in (Game.Kind.SOLO, Game.Kind.COMPUTER):
+        # A local game is several people's: one of them can't end it for all.
+        raise GameActionError(_("Only a solo game or one against the computer can be resigned."), status=400)
     _check_active(game)
     players = list(game.players.order_by("seat"))
     now = timezone.now()

@@ -194,3 +194,15 @@ def test_a_resigned_game_can_be_reviewed_and_exported(user, user_client, user_ac
     assert user_client.get(f"/games/{game.pk}/export.json").status_code == 200
     history = user_client.get("/games/").content.decode()
     assert "Resigned" in history
+
+
+def test_a_local_game_is_not_resigned_by_one_of_its_people(guest_actor):
+    from dicegame import local
+    from dicegame.local import SeatSpec
+
+    game = local.local_game_create(actor=guest_actor, seats=[SeatSpec(name="Anna"), SeatSpec(name="Ben")])
+    before = snapshot(game.pk)
+    with pytest.raises(GameActionError, match="Only a solo game or one against the computer") as exc:
+        services.game_resign(game_id=game.pk, actor=guest_actor)
+    assert exc.value.status == 400
+    assert snapshot(game.pk) == before
