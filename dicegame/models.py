@@ -73,6 +73,11 @@ class Game(models.Model):
         return self.status == self.Status.FINISHED
 
     @property
+    def rematch_yes_count(self) -> int:
+        """How many players said yes to a rematch (a finished page shows the change when it moves)."""
+        return self.players.filter(rematch_accepted=True).count()
+
+    @property
     def is_open(self) -> bool:
         return self.status == self.Status.OPEN
 

@@ -26,6 +26,14 @@
   let lastRollAt = 0;
   let cooling = null;
 
+  // #game[data-busy] while an action is on its way (for the cursor, and for tests to wait on).
+  function markBusy(on) {
+    const game = document.getElementById("game");
+    if (!game) return;
+    if (on) game.dataset.busy = "";
+    else delete game.dataset.busy;
+  }
+
   function rollPressed() {
     lastRollAt = Date.now();
     const game = document.getElementById("game");
@@ -83,6 +91,7 @@
     if (key === null || (inflight && !key)) return;
     const xhr = event.detail.xhr;
     inflight = { xhr: xhr, key: key, since: Date.now() };
+    markBusy(true);
     rememberFocus(event.target);
     // The element that sent the request may be gone by the time the answer comes: follow the
     // request itself. loadend comes after htmx's swap.
@@ -108,6 +117,7 @@
   function release(xhr, lost) {
     if (!inflight || (xhr && inflight.xhr !== xhr)) return;
     inflight = null;
+    markBusy(false);
     if (lost) {
       queued.length = 0;
       resync();
@@ -267,9 +277,12 @@
     syncAsked = true;
     socket.send(JSON.stringify({ action: "sync" }));
   }
+  let rematchYes;
   document.addEventListener("DOMContentLoaded", function () {
     const marker = document.getElementById("game-status");
-    if (marker) lastVersion = Number(marker.dataset.version);
+    if (!marker) return;
+    lastVersion = Number(marker.dataset.version);
+    rematchYes = marker.dataset.rematchYes;
   });
   document.addEventListener("htmx:wsOpen", function (event) {
     if (!event.target.closest || !event.target.closest("#game")) return;
@@ -325,8 +338,8 @@
       window.location.reload();
       return;
     }
-    if (game && game.dataset.status === "finished" && lastVersion !== null && version > lastVersion) {
-      // After the end only the rematch offer changes (someone said yes): show it.
+    if (game && game.dataset.status === "finished" && marker.dataset.rematchYes !== rematchYes) {
+      // After the end the rematch offer is what changes (someone said yes): show it.
       window.location.reload();
       return;
     }

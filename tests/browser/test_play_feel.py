@@ -1,0 +1,371 @@
+"""How the game page takes a player's taps, in Chromium, on a desktop and on a 360x740 phone.
+
+One press of Roll is one roll (a double click, two quick clicks); the keyboard focus stays on the control
+the player used; a tap begun as a push redraws the board still lands (the board is morphed, not
+replaced); hundreds of fast taps with pushes, lost answers and late answers meanwhile never wedge the
+page; players who said yes to a rematch are taken to it; spectators get no controls."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import re
+
+import pytest
+from django.utils import timezone
+from playwright.sync_api import Browser, Page, Route, expect
+from playwright.sync_api import Error as PlaywrightError
+
+from dicegame.live import rooms
+from dicegame.models import Game, Turn
+from dicegame.services import Actor
+from tests.factories import PASSWORD, UserFactory, befriend
+
+pytestmark = pytest.mark.django_db(transaction=True)
+WAIT_MS = 20_000
+VIEWPORTS = {"desktop": {"width": 1100, "height": 900}, "phone": {"width": 360, "height": 740}}
+
+
+@pytest.fixture(autouse=True)
+def _patient_expectations():
+    expect.set_options(timeout=WAIT_MS)
+    yield
+    expect.set_options(timeout=5_000)
+
+
+@pytest.fixture(params=sorted(VIEWPORTS))
+def viewport(request) -> dict:
+    return VIEWPORTS[request.param]
+
+
+def log_in(browser: Browser, base: str, user, viewport: dict) -> Page:
+    context = browser.new_context(locale="en-GB", viewport=viewport)
+    page = context.new_page()
+    page.goto(f"{base}/accounts/login/")
+    page.get_by_label("Username").fill(user.username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.locator("nav").get_by_role("link", name=user.username)).to_be_attached()
+    return page
+
+
+def actor(user) -> Actor:
+    return Actor(user_id=user.pk, name=user.username)
+
+
+def roll_button(page: Page):
+    return page.locator('#game [data-action="roll"]')
+
+
+def rolls_field(page: Page):
+    return page.locator('#game-form input[name="roll"]')
+
+
+def die(page: Page, n: int):
+    return page.locator(f'#dice-tray [data-die="{n}"]')
+
+
+def act_elsewhere(page: Page, base: str, game_id: int, action: str) -> int:
+    """The same player acts from elsewhere (another device, as the server sees it): a plain POST with
+    the player's session, through the live server, so that the page gets the change as a push."""
+    token = page.evaluate("JSON.parse(document.body.getAttribute('hx-headers'))['X-CSRFToken']")
+    turn = current(game_id)
+    response = page.request.post(
+        f"{base}/games/{game_id}/{action}/",
+        form={"turn": str(turn.number), "roll": str(turn.rolls_used)},
+        headers={"X-CSRFToken": token, "HX-Request": "true"},
+    )
+    return response.status
+
+
+def current(game_id: int) -> Turn:
+    return Turn.objects.filter(game_id=game_id, completed_at__isnull=True).order_by("number").first()
+
+
+def settled(page: Page) -> None:
+    """No action on its way and no roll cooling down."""
+    expect(page.locator("#game[data-busy], #game[data-roll-cooling]")).to_have_count(0)
+
+
+def start_game(page: Page, base: str, kind: str) -> int:
+    page.goto(f"{base}/")
+    if kind == "solo":
+        page.get_by_role("button", name="Play solo", exact=True).click()
+    else:
+        page.locator("form.computer-form").first.get_by_role(
+            "button", name="Play against the computer"
+        ).click()
+    expect(page).to_have_url(re.compile(r"/games/\d+/$"))
+    expect(roll_button(page)).to_be_enabled()
+    return int(re.search(r"/games/(\d+)/$", page.url).group(1))
+
+
+# -- defect 1: one press is one roll -----------------------------------------------------------------
+
+
+def test_a_double_click_on_roll_is_one_roll(browser: Browser, live_server_url: str, viewport: dict):
+    user = UserFactory(username="dora")
+    page = log_in(browser, live_server_url, user, viewport)
+    game_id = start_game(page, live_server_url, "solo")
+    roll_button(page).dblclick()
+    expect(rolls_field(page)).to_have_value("1")
+    settled(page)
+    assert current(game_id).rolls_used == 1
+    expect(rolls_field(page)).to_have_value("1")
+
+    # Two single clicks 200 ms apart (a nervous tap, not a double click): still one roll.
+    roll_button(page).click()
+    page.wait_for_timeout(200)
+    roll_button(page).click(force=True)
+    expect(rolls_field(page)).to_have_value("2")
+    settled(page)
+    assert current(game_id).rolls_used == 2
+
+    # A press after a look at the dice is a roll, as ever.
+    roll_button(page).click()
+    expect(rolls_field(page)).to_have_value("3")
+    assert current(game_id).rolls_used == 3
+
+
+# -- defect 10: focus stays on the control -----------------------------------------------------------
+
+
+def test_the_keyboard_focus_stays_where_the_player_is(browser: Browser, live_server_url: str, viewport: dict):
+    user = UserFactory(username="kees")
+    page = log_in(browser, live_server_url, user, viewport)
+    start_game(page, live_server_url, "solo")
+    roll_button(page).focus()
+    page.keyboard.press("Enter")
+    expect(rolls_field(page)).to_have_value("1")
+    settled(page)
+    expect(roll_button(page)).to_be_focused()
+
+    die(page, 2).focus()
+    page.keyboard.press("Enter")
+    expect(die(page, 2)).to_have_attribute("aria-pressed", "true")
+    settled(page)
+    expect(die(page, 2)).to_be_focused()
+
+    box = page.locator("#scoresheet button.box-button:not([disabled]):not([data-asks-zero])").first
+    name = box.get_attribute("data-box")
+    box.focus()
+    page.keyboard.press("Enter")
+    chosen = page.locator(f'#scoresheet button[data-box="{name}"]')
+    expect(chosen).to_have_attribute("aria-pressed", "true")
+    settled(page)
+    expect(chosen).to_be_focused()
+
+    # Confirm ends the turn and becomes disabled: the focus goes to Roll, not to the page.
+    page.locator('#game [data-action="confirm"]').focus()
+    page.keyboard.press("Enter")
+    expect(rolls_field(page)).to_have_value("0")
+    settled(page)
+    expect(roll_button(page)).to_be_focused()
+
+
+# -- defect 11: a tap survives a push ----------------------------------------------------------------
+
+
+def test_a_tap_begun_before_a_push_still_lands(browser: Browser, live_server_url: str, viewport: dict):
+    """Press on a die, let a push redraw the dice tray (another tab of the same player holds die 5),
+    release: the tap holds the die. A region replaced under the pointer would have lost the click."""
+    user = UserFactory(username="tess")
+    page = log_in(browser, live_server_url, user, viewport)
+    game_id = start_game(page, live_server_url, "computer")
+    roll_button(page).click()
+    expect(rolls_field(page)).to_have_value("1")
+    settled(page)
+    target = die(page, 2)
+    target.scroll_into_view_if_needed()
+    box = target.bounding_box()
+    version = page.locator("#game-status").get_attribute("data-version")
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    assert act_elsewhere(page, live_server_url, game_id, "hold/5") == 200
+    expect(die(page, 5)).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("#game-status")).not_to_have_attribute("data-version", version)
+    page.mouse.up()
+    expect(target).to_have_attribute("aria-pressed", "true")
+    settled(page)
+    assert current(game_id).held == [False, True, False, False, True]
+
+
+# -- defect 12: the queue never wedges ---------------------------------------------------------------
+
+
+def test_hundreds_of_fast_taps_with_lost_and_late_answers_never_wedge_the_page(
+    browser: Browser, live_server_url: str, viewport: dict
+):
+    user = UserFactory(username="stef")
+    page = log_in(browser, live_server_url, user, viewport)
+    game_id = start_game(page, live_server_url, "computer")
+    # Answers that never come back, and answers later than the page waits for, now and then.
+    page.evaluate("htmx.config.timeout = 1500")
+    count = {"n": 0}
+
+    def answer_lost(route: Route) -> None:
+        # The server gets the request and applies it; its answer never reaches the page.
+        with contextlib.suppress(PlaywrightError):
+            route.fetch()
+            route.abort("connectionreset")
+
+    def faulty(route: Route) -> None:
+        count["n"] += 1
+        if count["n"] % 17 == 0:
+            answer_lost(route)
+        elif count["n"] % 19 == 0:
+            route.abort("connectionreset")  # lost on the way: the server never sees it
+        elif count["n"] % 23 == 0:
+            page.wait_for_timeout(2000)  # beyond the page's timeout: given up, then resynced
+            with contextlib.suppress(PlaywrightError):
+                route.continue_()  # the page gave up on it already
+        else:
+            route.continue_()
+
+    page.route(re.compile(r"/games/\d+/(hold|roll)/"), faulty)
+    roll_button(page).click()
+    expect(rolls_field(page)).to_have_value("1")
+    rng = random.Random(12)
+    boxes = {n: die(page, n).bounding_box() for n in range(1, 6)}
+    roll_box = roll_button(page).bounding_box()
+    for i in range(300):
+        # One roll in the storm: two of three rolls used, so no auto-commit cuts the test short.
+        target = roll_box if i == 150 else boxes[rng.randint(1, 5)]
+        page.mouse.click(target["x"] + target["width"] / 2, target["y"] + target["height"] / 2)
+        if i % 50 == 0:
+            # A push from elsewhere meanwhile: the player toggles die 4 on another device (refused
+            # once no rolls are left: holding changes nothing then).
+            act_elsewhere(page, live_server_url, game_id, "hold/4")
+    page.unroute(re.compile(r"/games/\d+/(hold|roll)/"))
+    assert count["n"] > 20, "the taps reached the server"
+    # The last tap's answer is lost too: nothing else will come to put the page right but its own resync.
+    settled(page)
+    page.route(re.compile(r"/games/\d+/hold/"), answer_lost)
+    die(page, 3).click()
+    settled(page)
+    page.unroute(re.compile(r"/games/\d+/hold/"))
+
+    # The page settles on the server's board: the same version, dice and holds.
+    converged(page, game_id)
+    turn = current(game_id)
+    for n in range(1, 6):
+        expect(die(page, n)).to_have_attribute("data-value", str(turn.dice[n - 1]))
+        if turn.rolls_used < 3:
+            expect(die(page, n)).to_have_attribute("aria-pressed", "true" if turn.held[n - 1] else "false")
+    # And it still plays: a box, Confirm, and the computer's turn, then Roll again.
+    page.locator("#scoresheet button.box-button:not([disabled]):not([data-asks-zero])").first.click()
+    page.locator('#game [data-action="confirm"]').click()
+    expect(page.locator(".turn-line")).to_contain_text("Round 2 of 13", timeout=WAIT_MS * 2)
+    expect(roll_button(page)).to_be_enabled(timeout=WAIT_MS * 2)
+    roll_button(page).click()
+    expect(rolls_field(page)).to_have_value("1")
+
+
+def converged(page: Page, game_id: int) -> None:
+    """Wait until the page is idle and shows the server's version of the game (polling both sides)."""
+    for _ in range(100):
+        settled(page)
+        version = Game.objects.get(pk=game_id).version
+        if page.locator("#game-status").get_attribute("data-version") == str(version):
+            return
+        page.wait_for_timeout(200)
+    raise AssertionError(f"the page never caught up with version {version}")
+
+
+# -- defect 2: rematch -------------------------------------------------------------------------------
+
+
+def test_every_player_who_said_yes_lands_in_the_rematch(
+    browser: Browser, live_server_url: str, viewport: dict
+):
+    host, friend = UserFactory(username="hana"), UserFactory(username="femke")
+    befriend(host, friend)
+    game = rooms.room_create(actor=actor(host), seats=2, turn_seconds=0)
+    rooms.room_invite(game_id=game.pk, actor=actor(host), username=friend.username)
+    rooms.room_accept_invitation(game_id=game.pk, actor=actor(friend))
+    rooms.room_start(game_id=game.pk, actor=actor(host))
+    Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED, finished_at=timezone.now())
+
+    first = log_in(browser, live_server_url, host, viewport)
+    first.goto(f"{live_server_url}/games/{game.pk}/")
+    first.get_by_role("button", name="Rematch", exact=True).click()
+    expect(first.locator("[data-rematch]")).to_contain_text("waiting for femke")
+
+    second = log_in(browser, live_server_url, friend, viewport)
+    second.goto(f"{live_server_url}/games/{game.pk}/")
+    expect(second.locator("[data-rematch]")).to_contain_text("Ready for a rematch: hana")
+    second.get_by_role("button", name="Rematch", exact=True).click()
+    rematch = Game.objects.get(rematch_of=game)
+    expect(second).to_have_url(re.compile(rf"/games/{rematch.pk}/$"))
+    # The first to accept is taken there too, at once, and is at the table (not stood in for).
+    expect(first).to_have_url(re.compile(rf"/games/{rematch.pk}/$"))
+    expect(first.locator("#scoresheet")).to_be_visible()
+    expect(first.locator('#game [data-action="roll"]')).to_be_attached()
+
+
+# -- defect 9: spectators ----------------------------------------------------------------------------
+
+
+def test_spectators_see_the_game_without_controls(browser: Browser, live_server_url: str, viewport: dict):
+    host, friend, watcher = (
+        UserFactory(username="hana"),
+        UserFactory(username="femke"),
+        UserFactory(username="wim"),
+    )
+    befriend(host, friend)
+    befriend(watcher, host)
+    game = rooms.room_create(actor=actor(host), seats=2, turn_seconds=0)
+    rooms.room_invite(game_id=game.pk, actor=actor(host), username=friend.username)
+    rooms.room_accept_invitation(game_id=game.pk, actor=actor(friend))
+    rooms.room_start(game_id=game.pk, actor=actor(host))
+    page = log_in(browser, live_server_url, watcher, viewport)
+    page.goto(f"{live_server_url}/games/{game.pk}/")
+    expect(page.locator("[data-spectator]")).to_be_visible()
+    expect(page.locator('#game [data-action="roll"], #game [data-action="confirm"]')).to_have_count(0)
+    expect(page.locator("#hints")).to_be_hidden()
+    # The game goes on live in front of them.
+    player = log_in(browser, live_server_url, current(game.pk).player.user, viewport)
+    assert act_elsewhere(player, live_server_url, game.pk, "roll") == 200
+    expect(die(page, 1)).to_have_attribute("data-value", re.compile(r"^[1-6]$"))
+
+
+def test_a_lost_or_late_answer_in_a_solo_game_is_made_good(
+    browser: Browser, live_server_url: str, viewport: dict
+):
+    """No socket here: the page alone must notice that an answer is missing, fetch the board afresh, and
+    take the next tap."""
+    user = UserFactory(username="lotte")
+    page = log_in(browser, live_server_url, user, viewport)
+    game_id = start_game(page, live_server_url, "solo")
+    page.evaluate("htmx.config.timeout = 1500")
+    roll_button(page).click()
+    expect(rolls_field(page)).to_have_value("1")
+    settled(page)
+
+    def answer_lost(route: Route) -> None:
+        with contextlib.suppress(PlaywrightError):
+            route.fetch()
+            route.abort("connectionreset")
+
+    page.route(re.compile(r"/games/\d+/hold/"), answer_lost)
+    die(page, 3).click()
+    expect(die(page, 3)).to_have_attribute("aria-pressed", "true")  # the server's board, fetched afresh
+    settled(page)
+    page.unroute(re.compile(r"/games/\d+/hold/"))
+    converged(page, game_id)
+
+    def late(route: Route) -> None:
+        page.wait_for_timeout(2500)  # the page stops waiting at 1.5 s
+        with contextlib.suppress(PlaywrightError):
+            route.continue_()
+
+    page.route(re.compile(r"/games/\d+/roll/"), late)
+    roll_button(page).click()
+    settled(page)
+    page.unroute(re.compile(r"/games/\d+/roll/"))
+    converged(page, game_id)
+    # Taps work again at once.
+    die(page, 1).click()
+    expect(die(page, 1)).to_have_attribute("aria-pressed", "true")
+    converged(page, game_id)
+    assert current(game_id).held[0] is True
