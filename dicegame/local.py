@@ -4,7 +4,7 @@ seats, and afterwards a column linked to a friend's account on their say-so.
 The people's seats have no user: their `controller` (or `controller_guest_key` for a guest) is the
 creator, so `Actor.owns` lets the creator's device act for whichever person's seat is current, and the
 turn flow in `dicegame.services` (rules, auto-commit, dice commitment, the computer's paced moves) runs
-unchanged. Local games never count for leaderboards (`dicegame.review.leaderboards`).
+unchanged. Local games never count for leaderboards (`dicegame.review.records.counted_seats`).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -160,9 +161,23 @@ def seat_link_request(*, user: AbstractBaseUser, game_id: int, seat: int, userna
         )
         try:
             with transaction.atomic():
-                return SeatLink.objects.create(player=player, from_user=user, to_user=friend)
+                link = SeatLink.objects.create(player=player, from_user=user, to_user=friend)
         except IntegrityError:  # another request for this seat won the race
             raise GameActionError(_("This column has just been offered: reload the page.")) from None
+        _notify_after_commit(friend.pk, user.get_username())
+        return link
+
+
+def _notify_after_commit(user_id: int, from_name: str) -> None:
+    """A live notice on any page the friend has open (rendered in the language of this request)."""
+    from dicegame.live.notices import notice_html, notify_user
+
+    html = notice_html(
+        _("%(name)s asks you to confirm a column of a game played on their device.") % {"name": from_name},
+        reverse("dicegame:history"),
+        _("My games"),
+    )
+    transaction.on_commit(lambda: notify_user(user_id, html))
 
 
 def seat_link_answer(*, user: AbstractBaseUser, link_id: int, accept: bool) -> SeatLink:
