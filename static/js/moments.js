@@ -115,7 +115,6 @@
 
   function showSoundToggle() {
     document.querySelectorAll("[data-sound-toggle]").forEach(function (button) {
-      button.hidden = false;
       const on = soundOn();
       button.setAttribute("aria-pressed", on ? "true" : "false");
       const label = on ? button.dataset.labelOn : button.dataset.labelOff;
@@ -144,11 +143,14 @@
     if (!link) return;
     const text = link.href || link.textContent.trim();
     function done() {
-      if (!button.dataset.label) button.dataset.label = button.textContent;
+      // While it says "Copied" the button is not morphed (see the callbacks below), so a push to its
+      // region can't take the word away before it is read.
+      if (button.dataset.copied) return;
+      const label = button.textContent;
       button.textContent = button.dataset.copiedLabel || "Copied";
       button.dataset.copied = "true";
       window.setTimeout(function () {
-        button.textContent = button.dataset.label;
+        button.textContent = label;
         delete button.dataset.copied;
       }, 2500);
     }
@@ -165,10 +167,6 @@
     } else {
       select();
     }
-  }
-
-  function showCopyButtons() {
-    document.querySelectorAll("[data-copy-link]").forEach(function (button) { button.hidden = false; });
   }
 
   document.addEventListener("click", function (event) {
@@ -194,12 +192,16 @@
       if (name === "open" && node.tagName === "DETAILS") return false;
       return previous ? previous(name, node, mutation) : true;
     };
+    const previousNode = callbacks.beforeNodeMorphed;
+    callbacks.beforeNodeMorphed = function (oldNode, newNode) {
+      if (oldNode.nodeType === 1 && oldNode.hasAttribute("data-copied")) return false;
+      return previousNode ? previousNode(oldNode, newNode) : true;
+    };
   }
 
   function refresh() {
     showMoments();
     boardSounds();
-    showCopyButtons();
   }
 
   document.addEventListener("DOMContentLoaded", function () {

@@ -100,6 +100,10 @@ def test_hints_lead_with_a_sentence_and_mark_the_dice(screen: Page, live_server_
     expect(table).to_be_hidden()
     screen.get_by_text("The exact figures").click()
     expect(table).to_be_visible()
+    # The next roll redraws the card (morphed): what the player opened stays open.
+    screen.get_by_role("button", name=re.compile(r"^Roll")).click()
+    expect(screen.locator('input[name="roll"]')).to_have_value("2")
+    expect(table).to_be_visible()
     assert Game.objects.get(pk=game_id).hints_used
 
 
@@ -119,6 +123,13 @@ def test_a_rolled_penta_shows_a_banner_once(screen: Page, live_server_url: str):
     screen.reload()
     expect(screen.locator("#moments [data-moment]")).to_have_count(1)
     expect(screen.locator("#moment-toasts [data-moment-toast]")).to_have_count(0)
+    # Written in the Penta box: the answer (morphed in by htmx) brings the next moment.
+    screen.locator('button[data-box="PENTA"]').click()
+    expect(screen.locator('button[data-box="PENTA"]')).to_have_attribute("aria-pressed", "true")
+    screen.get_by_role("button", name="Confirm turn", exact=True).click()
+    expect(banner).to_have_count(1)
+    expect(banner).to_contain_text("Penta! 50 points.")
+    expect(banner).to_have_attribute("data-moment-toast", "penta")
 
 
 def test_sound_is_off_until_turned_on_and_remembered(screen: Page, live_server_url: str):
