@@ -17,9 +17,12 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.selectors import friend_ids
 from accounts.services import profile_set_leaderboard_opt_in
-from dicegame import review, selectors
+from dicegame import selectors
 from dicegame.actors import actor_from_request
 from dicegame.models import Game
+from dicegame.review import analysis_store, exports, leaderboards, records, replay
+from dicegame.review import stats as statistics
+from dicegame.review.cache import cached
 from dicegame.views import message_response
 
 REVIEW_TEMPLATE = "dicegame/review.html"
@@ -35,13 +38,13 @@ def _viewable_game(request: HttpRequest, game_id: int) -> Game:
 def game_review(request: HttpRequest, game_id: int) -> HttpResponse:
     game = _viewable_game(request, game_id)
     try:
-        stored = review.analysis_for(game)
-    except review.ReviewError as exc:
+        stored = analysis_store.analysis_for(game)
+    except analysis_store.ReviewError as exc:
         return message_response(request, exc.message, status=exc.status)
     token = request.GET.get("t", "")
     context = {
         "game": game,
-        "review": review.game_review(game=game, stored=stored, step=request.GET.get("step")),
+        "review": replay.game_review(game=game, stored=stored, step=request.GET.get("step")),
         # The replay's links keep the token of a viewer who came with the link.
         "token": token,
         "token_query": f"&{urlencode({'t': token})}" if token else "",
@@ -55,8 +58,8 @@ def game_review(request: HttpRequest, game_id: int) -> HttpResponse:
 def game_export_json(request: HttpRequest, game_id: int) -> HttpResponse:
     game = _viewable_game(request, game_id)
     try:
-        data = review.game_export(game=game)
-    except review.ReviewError as exc:
+        data = exports.game_export(game=game)
+    except analysis_store.ReviewError as exc:
         return message_response(request, exc.message, status=exc.status)
     response = JsonResponse(data, json_dumps_params={"indent": 1, "ensure_ascii": False})
     response["Content-Disposition"] = f'attachment; filename="penta-game-{game.pk}.json"'
@@ -68,7 +71,7 @@ def history_export_csv(request: HttpRequest) -> HttpResponse:
     actor = actor_from_request(request)
     if actor.user_id is None and not actor.guest_key:
         return message_response(request, _("You have no games to export yet."), status=404)
-    response = StreamingHttpResponse(review.history_csv(actor=actor), content_type="text/csv; charset=utf-8")
+    response = StreamingHttpResponse(exports.history_csv(actor=actor), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="penta-games.csv"'
     return response
 
@@ -81,28 +84,28 @@ def _target(username: str):
 def player_detail(request: HttpRequest, username: str) -> HttpResponse:
     target = _target(username)
     viewer_id = request.user.pk if request.user.is_authenticated else None
-    if not review.player_visible(viewer_id=viewer_id, target=target):
+    if not statistics.player_visible(viewer_id=viewer_id, target=target):
         raise Http404(_("There is no such player."))
     is_me = viewer_id == target.pk
     friends = friend_ids(user_id=viewer_id) if viewer_id else set()
     is_friend = target.pk in friends
-    stats = review.player_stats(user_id=target.pk)
+    stats = statistics.player_stats(user_id=target.pk)
     # Both change only with the target's finished games, which stats.key names.
     if is_me:
         others = sorted(friends)
-        h2h = review.cached(
-            f"{stats.key}:h2h:{others}", lambda: review.head_to_head(user_id=target.pk, other_ids=others)
+        h2h = cached(
+            f"{stats.key}:h2h:{others}", lambda: statistics.head_to_head(user_id=target.pk, other_ids=others)
         )
-        recent = review.cached(f"{stats.key}:recent", lambda: review.recent_games(user_id=target.pk))
+        recent = cached(f"{stats.key}:recent", lambda: statistics.recent_games(user_id=target.pk))
     elif is_friend:
-        h2h = review.cached(
+        h2h = cached(
             f"{stats.key}:h2h-of:{viewer_id}",
-            lambda: review.head_to_head(user_id=viewer_id, other_ids=[target.pk]),
+            lambda: statistics.head_to_head(user_id=viewer_id, other_ids=[target.pk]),
         )
         # Games against people are visible to the friends of their players (selectors.game_visible).
-        recent = review.cached(
+        recent = cached(
             f"{stats.key}:recent-friends",
-            lambda: review.recent_games(user_id=target.pk, only_kind=Game.Kind.FRIENDS),
+            lambda: statistics.recent_games(user_id=target.pk, only_kind=Game.Kind.FRIENDS),
         )
     else:
         h2h, recent = [], []
@@ -110,13 +113,13 @@ def player_detail(request: HttpRequest, username: str) -> HttpResponse:
         "target": target,
         "is_me": is_me,
         "is_friend": is_friend,
-        "opted_in": review.opted_in(target.pk),
+        "opted_in": statistics.opted_in(target.pk),
         "stats": stats,
         "head_to_head": h2h,
         "recent": recent,
-        "thresholds": review.thresholds(),
-        "records_rule": review.records_rule(),
-        "stand_in_limit": review.STAND_IN_TURN_LIMIT,
+        "thresholds": replay.thresholds(),
+        "records_rule": records.records_rule(),
+        "stand_in_limit": records.STAND_IN_TURN_LIMIT,
     }
     return TemplateResponse(request, "dicegame/player.html", context)
 
@@ -153,12 +156,12 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     viewer_id = request.user.pk if request.user.is_authenticated else None
     if scope == "friends" and viewer_id is None:
         scope = "site"
-    ids = [viewer_id, *friend_ids(user_id=viewer_id)] if scope == "friends" else review.opted_in_ids()
+    ids = [viewer_id, *friend_ids(user_id=viewer_id)] if scope == "friends" else leaderboards.opted_in_ids()
     context = {
         "scope": scope,
-        "boards": review.leaderboards(user_ids=ids, viewer_id=viewer_id),
-        "opted_in": review.opted_in(viewer_id) if viewer_id else False,
-        "min_games": review.LEADERBOARD_MIN_GAMES,
-        "records_rule": review.records_rule(),
+        "boards": leaderboards.leaderboards(user_ids=ids, viewer_id=viewer_id),
+        "opted_in": statistics.opted_in(viewer_id) if viewer_id else False,
+        "min_games": leaderboards.LEADERBOARD_MIN_GAMES,
+        "records_rule": records.records_rule(),
     }
     return TemplateResponse(request, "dicegame/leaderboard.html", context)

@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from dicegame.models import Game, Player, Turn
-from dicegame.review import STAND_IN_TURN_LIMIT, seat_left, stand_in_turns
+from dicegame.review.records import STAND_IN_TURN_LIMIT, seat_left, stand_in_turns
 from dicegame.services import Actor
 
 

@@ -25,6 +25,7 @@ from dicegame.computer import auto_commit_box, next_step
 from dicegame.labels import box_label
 from dicegame.models import ROUNDS, Game, Player, Turn
 from dicegame.prepared import PreparedSelect, PreparedUpdateReturning, save_fields
+from dicegame.review.analysis_store import analyse_pending  # it imports nothing of services back
 from dicegame.scoring import Box, Scoresheet
 from dicegame.strategy import STRENGTHS, Bot
 
@@ -472,8 +473,6 @@ def _finish(game: Game, players: list[Player]) -> None:
 
 
 def _analyse(game_id: int) -> None:
-    from dicegame.review import analyse_pending
-
     try:
         analyse_pending([game_id])
     except Exception:  # the game is saved; the review computes the analysis on first view instead

@@ -6,10 +6,12 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.services import guest_games_claim
-from dicegame import computer, local, review, selectors, services
+from dicegame import computer, local, selectors, services
 from dicegame.board import game_board
 from dicegame.local import SeatSpec
 from dicegame.models import Game, Player, SeatLink
+from dicegame.review.leaderboards import leaderboards
+from dicegame.review.stats import player_stats
 from dicegame.services import Actor, GameActionError, GameNotFound
 from tests.factories import PASSWORD, UserFactory, befriend
 from tests.test_services import current, snapshot
@@ -338,7 +340,7 @@ def test_local_games_never_count_for_leaderboards(finished, user):
     befriend(user, friend)
     link = local.seat_link_request(user=user, game_id=finished.pk, seat=0, username="bennie")
     local.seat_link_answer(user=friend, link_id=link.pk, accept=True)
-    boards = review.leaderboards(user_ids=[friend.pk], viewer_id=friend.pk)
+    boards = leaderboards(user_ids=[friend.pk], viewer_id=friend.pk)
     assert all(not board.rows for board in boards)
 
 
@@ -394,5 +396,25 @@ def test_a_linked_local_game_is_in_the_friend_s_games_but_not_their_records(fini
     befriend(user, friend)
     link = local.seat_link_request(user=user, game_id=finished.pk, seat=1, username="bennie")
     local.seat_link_answer(user=friend, link_id=link.pk, accept=True)
-    stats = review.player_stats(user_id=friend.pk)
+    stats = player_stats(user_id=friend.pk)
     assert stats.games == 1 and stats.best is None
+
+
+def test_the_friend_gets_a_live_notice_of_the_offered_column(
+    finished, user, django_capture_on_commit_callbacks
+):
+    from asgiref.sync import async_to_sync
+    from channels.layers import get_channel_layer
+
+    from dicegame.live.notices import user_group
+
+    friend = UserFactory(username="bennie")
+    befriend(user, friend)
+    layer = get_channel_layer()
+    channel = async_to_sync(layer.new_channel)()
+    async_to_sync(layer.group_add)(user_group(friend.pk), channel)
+    with django_capture_on_commit_callbacks(execute=True):
+        local.seat_link_request(user=user, game_id=finished.pk, seat=1, username="bennie")
+    event = async_to_sync(layer.receive)(channel)
+    assert f"{user.username} asks you to confirm a column" in event["html"]
+    assert 'href="/games/"' in event["html"]

@@ -15,16 +15,19 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
-from dicegame import review, selectors, services
+from dicegame import selectors, services
 from dicegame.live import rooms
 from dicegame.models import Game, Player, Turn
+from dicegame.review import leaderboards as boards_module
+from dicegame.review import records
+from dicegame.review import stats as statistics
 from dicegame.scoring import Box
 from dicegame.services import Actor
 from tests.factories import PASSWORD, UserFactory, befriend
 from tests.test_stats import sheet_with, stats_game
 
 pytestmark = pytest.mark.django_db
-LIMIT = review.STAND_IN_TURN_LIMIT
+LIMIT = records.STAND_IN_TURN_LIMIT
 
 
 @pytest.fixture(autouse=True)
@@ -93,7 +96,7 @@ def test_the_left_room_exploit_earns_no_records_but_counts_as_played(host, frien
     honest = 38
 
     for user in (host, friend):
-        stats = review.player_stats(user_id=user.pk)
+        stats = statistics.player_stats(user_id=user.pk)
         assert stats.games == 2 and stats.counted == 1  # played, not counted
         assert stats.best == honest and stats.average == honest
         assert stats.wins == 0 and stats.shared_wins == 0  # both left: nobody won
@@ -101,7 +104,7 @@ def test_the_left_room_exploit_earns_no_records_but_counts_as_played(host, frien
         assert friends_kind.games == 1 and friends_kind.best is None and friends_kind.average is None
         assert stats.boxes[0].average is not None  # from the honest game only
 
-    boards = {b.key: b for b in review.leaderboards(user_ids=[host.pk, friend.pk], viewer_id=host.pk)}
+    boards = {b.key: b for b in boards_module.leaderboards(user_ids=[host.pk, friend.pk], viewer_id=host.pk)}
     assert {r.value for r in boards["best"].rows} == {honest} != {exploit_total}
     assert all(r.games == 1 for r in boards["best"].rows)
 
@@ -109,7 +112,7 @@ def test_the_left_room_exploit_earns_no_records_but_counts_as_played(host, frien
     assert f'data-value="{exploit_total}"' not in page
 
     # Neither won against the other: both left.
-    [h2h] = review.head_to_head(user_id=host.pk, other_ids=[friend.pk])
+    [h2h] = statistics.head_to_head(user_id=host.pk, other_ids=[friend.pk])
     assert (h2h.games, h2h.wins, h2h.losses, h2h.shared) == (1, 0, 0, 0)
     assert h2h.my_average is None and h2h.their_average is None
 
@@ -130,15 +133,15 @@ def test_a_game_with_exactly_the_limit_still_counts(user):
     mark_stand_in_turns(at_limit, user, LIMIT)
     mark_stand_in_turns(over, user, LIMIT + 1)
 
-    stats = review.player_stats(user_id=user.pk)
+    stats = statistics.player_stats(user_id=user.pk)
     assert (stats.games, stats.counted, stats.not_counted) == (2, 1, 1)
     assert stats.best == 49 and stats.average == 49 and stats.pentas == 0
     # Not leaving: both are still wins (the person was at the table at the end).
     assert stats.wins == 2
-    boards = {b.key: b for b in review.leaderboards(user_ids=[user.pk], viewer_id=user.pk)}
+    boards = {b.key: b for b in boards_module.leaderboards(user_ids=[user.pk], viewer_id=user.pk)}
     assert [(r.value, r.games) for r in boards["best"].rows] == [(49, 1)]
     assert boards["pentas"].rows == []
-    [h2h] = review.head_to_head(user_id=user.pk, other_ids=[friend.pk])
+    [h2h] = statistics.head_to_head(user_id=user.pk, other_ids=[friend.pk])
     assert (h2h.games, h2h.wins, h2h.my_average) == (2, 2, 49)
 
     rows = {r.game.pk: r for r in selectors.history_page(actor=actor(user), page=1).object_list}
@@ -155,14 +158,14 @@ def test_a_left_game_is_a_loss_for_the_leaver_and_a_win_for_those_still_at_the_t
     kept = stats_game(user, Game.Kind.FRIENDS, sheet_with(CHANCE=10), others=[(leaver, 150)])
     Player.objects.filter(game=kept, user=leaver).update(stand_in=True)
 
-    mine = review.player_stats(user_id=user.pk)
+    mine = statistics.player_stats(user_id=user.pk)
     assert mine.wins == 2 and mine.shared_wins == 0
-    theirs = review.player_stats(user_id=leaver.pk)
+    theirs = statistics.player_stats(user_id=leaver.pk)
     assert theirs.games == 2 and theirs.wins == 0
 
-    [h2h] = review.head_to_head(user_id=user.pk, other_ids=[leaver.pk])
+    [h2h] = statistics.head_to_head(user_id=user.pk, other_ids=[leaver.pk])
     assert (h2h.games, h2h.wins, h2h.losses, h2h.shared) == (2, 2, 0, 0)
-    [back] = review.head_to_head(user_id=leaver.pk, other_ids=[user.pk])
+    [back] = statistics.head_to_head(user_id=leaver.pk, other_ids=[user.pk])
     assert (back.games, back.wins, back.losses) == (2, 0, 2)
 
     rows = {r.game.pk: r for r in selectors.history_page(actor=actor(user), page=1).object_list}
@@ -180,7 +183,7 @@ def test_a_win_among_those_at_the_table_is_shared_on_equal_totals(user):
     a, b = UserFactory(), UserFactory()
     game = stats_game(user, Game.Kind.FRIENDS, sheet_with(CHANCE=20), others=[(a, 20), (b, 250)])
     Player.objects.filter(game=game, user=b).update(left_at=timezone.now())
-    stats = review.player_stats(user_id=user.pk)
+    stats = statistics.player_stats(user_id=user.pk)
     assert (stats.wins, stats.shared_wins) == (0, 1)
 
 
@@ -194,7 +197,7 @@ def test_the_rule_is_on_every_page_that_shows_records(user, language):
     from django.utils import translation
 
     with translation.override(language):
-        rule = review.records_rule()
+        rule = records.records_rule()
     for url in (f"/players/{user.username}/", "/leaderboard/", f"/players/{friend.username}/"):
         html = c.get(url).content.decode()
         assert "data-records-rule" in html, url
@@ -234,7 +237,7 @@ def test_box_averages_leave_out_games_that_do_not_count(user):
     kept = stats_game(user, Game.Kind.SOLO, sheet_with(ONES=5))
     mark_stand_in_turns(kept, user, 13)
     assert honest
-    stats = review.player_stats(user_id=user.pk)
+    stats = statistics.player_stats(user_id=user.pk)
     ones = next(b for b in stats.boxes if b.box == Box.ONES)
     assert ones.average == 3
 
@@ -244,7 +247,7 @@ def test_a_resigned_game_against_the_computer_is_a_loss_and_says_so(user, strate
     solo = services.game_create_solo(actor=actor(user))
     services.game_resign(game_id=game.pk, actor=actor(user))
     services.game_resign(game_id=solo.pk, actor=actor(user))
-    stats = review.player_stats(user_id=user.pk)
+    stats = statistics.player_stats(user_id=user.pk)
     assert stats.games == 2 and stats.wins == 0
     rows = {r.game.pk: r for r in selectors.history_page(actor=actor(user), page=1).object_list}
     assert rows[game.pk].result == "Resigned: a loss" and rows[solo.pk].result == "Resigned"

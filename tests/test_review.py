@@ -12,8 +12,9 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from dicegame import analysis as A
-from dicegame import computer, review, services
+from dicegame import computer, services
 from dicegame.models import Game, GameAnalysis, Player, Turn
+from dicegame.review import analysis_store, replay
 from dicegame.scoring import Box, Scoresheet
 from tests.factories import GameFactory, PlayerFactory, UserFactory
 from tests.test_analysis import bot_game_logs
@@ -117,17 +118,17 @@ def test_the_analysis_is_computed_once(user_client, vs_hard, monkeypatch):
 
 def test_an_older_analysis_version_is_recomputed(vs_hard):
     GameAnalysis.objects.create(game=vs_hard, version=A.ANALYSIS_VERSION - 1, data={}, summary={})
-    stored = review.analysis_for(vs_hard)
+    stored = analysis_store.analysis_for(vs_hard)
     assert stored.version == A.ANALYSIS_VERSION and stored.data["turns"]
     assert GameAnalysis.objects.filter(game=vs_hard).count() == 1
 
 
 def test_two_first_views_store_one_analysis(vs_hard):
-    data = review.compute_analysis(
-        vs_hard, list(vs_hard.players.all()), review._completed_turns([vs_hard.pk])[vs_hard.pk]
+    data = analysis_store.compute_analysis(
+        vs_hard, list(vs_hard.players.all()), analysis_store._completed_turns([vs_hard.pk])[vs_hard.pk]
     )
-    a = review._store(vs_hard, data)
-    b = review._store(vs_hard, data)  # the second one finds the first's row
+    a = analysis_store._store(vs_hard, data)
+    b = analysis_store._store(vs_hard, data)  # the second one finds the first's row
     assert a.pk == b.pk and GameAnalysis.objects.count() == 1
 
 
@@ -224,11 +225,11 @@ def test_htmx_steps_get_the_replay_region_alone(user_client, vs_hard):
 
 
 def test_every_decision_can_be_stepped_through(user_client, vs_hard):
-    stored = review.analysis_for(vs_hard)
-    review_obj = review.game_review(game=vs_hard, stored=stored, step=0)
+    stored = analysis_store.analysis_for(vs_hard)
+    review_obj = replay.game_review(game=vs_hard, stored=stored, step=0)
     assert review_obj.step_count == sum(len(t["decisions"]) for t in stored.data["turns"])
     for turn in review_obj.turns:
-        step = review.game_review(game=vs_hard, stored=stored, step=turn.first_step).step
+        step = replay.game_review(game=vs_hard, stored=stored, step=turn.first_step).step
         assert step.turn["number"] == turn.turn["number"] and step.is_first_of_turn
     html = user_client.get(f"/games/{vs_hard.pk}/review/").content.decode()
     assert html.count('<tr data-turn="') == 26
@@ -238,7 +239,7 @@ def test_auto_committed_and_stand_in_turns_are_marked(user, user_client):
     game = make_game(
         [user, "easy"], kind=Game.Kind.FRIENDS, flags={1: {"auto_committed": True}, 3: {"stand_in": True}}
     )
-    stored = review.analysis_for(game)
+    stored = analysis_store.analysis_for(game)
     summary = stored.summary["0"]
     assert summary["uncounted"] == sum(
         len(t["decisions"]) for t in stored.data["turns"] if t["number"] in (1, 3)
@@ -345,3 +346,25 @@ def test_the_analysis_is_stored_when_the_game_ends(user_actor):
     game = services.game_create_solo(actor=user_actor)
     play_whole_game(game, user_actor)
     assert GameAnalysis.objects.filter(game=game).exists()
+
+
+def test_the_review_package_does_not_import_services_back():
+    """services imports review.analysis_store to analyse a finished game; nothing in review may import
+    services at run time (a type-only import is fine), or the two would import each other again."""
+    import ast
+    import pathlib
+
+    import dicegame.review
+
+    for path in pathlib.Path(dicegame.review.__file__).parent.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        type_only = {
+            id(n)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"
+            for n in ast.walk(node)
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and id(node) not in type_only:
+                names = {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+                assert "dicegame.services" not in names, path.name

@@ -11,8 +11,10 @@ from django.utils import timezone
 
 from accounts.models import Profile
 from dicegame import analysis as A
-from dicegame import charts, dice, review
+from dicegame import charts, dice
 from dicegame.models import Game, GameAnalysis, Player
+from dicegame.review import leaderboards as boards_module
+from dicegame.review import stats as statistics
 from dicegame.scoring import Box, Scoresheet
 from tests.factories import UserFactory, befriend
 from tests.test_review import make_game
@@ -155,7 +157,7 @@ def history(user):
 
 
 def test_player_stats_by_kind_wins_totals_and_rates(user, history):
-    stats = review.player_stats(user_id=user.pk)
+    stats = statistics.player_stats(user_id=user.pk)
     by_kind = {k.kind: k for k in stats.by_kind}
     assert stats.games == 5
     assert (by_kind["solo"].games, by_kind["computer"].games, by_kind["friends"].games) == (2, 1, 2)
@@ -169,16 +171,16 @@ def test_player_stats_by_kind_wins_totals_and_rates(user, history):
     boxes = {b.box: b for b in stats.boxes}
     assert boxes[Box.CHANCE].average == pytest.approx((22 + 20 + 10) / 5)
     assert boxes[Box.SIXES].average == pytest.approx((18 + 30) / 5)
-    assert boxes[Box.PENTA].optimal == review.OPTIMAL_BOX_AVERAGES["PENTA"][0]
+    assert boxes[Box.PENTA].optimal == statistics.OPTIMAL_BOX_AVERAGES["PENTA"][0]
     assert "<svg" in stats.histogram and "<rect" in stats.histogram
 
 
 def test_head_to_head_against_a_friend(user, history):
-    [h2h] = review.head_to_head(user_id=user.pk, other_ids=[history.pk])
+    [h2h] = statistics.head_to_head(user_id=user.pk, other_ids=[history.pk])
     assert (h2h.username, h2h.games, h2h.wins, h2h.losses, h2h.shared) == ("fran", 2, 0, 1, 1)
     assert h2h.my_average == pytest.approx(25) and h2h.their_average == pytest.approx(50)
     lonely = UserFactory()
-    [none] = review.head_to_head(user_id=user.pk, other_ids=[lonely.pk])
+    [none] = statistics.head_to_head(user_id=user.pk, other_ids=[lonely.pk])
     assert none.games == 0 and none.my_average is None
 
 
@@ -186,12 +188,12 @@ def test_accuracy_over_time_comes_from_the_analysed_games(user):
     for _ in range(3):
         make_game([user], kind=Game.Kind.SOLO, strengths=["easy"])
     bulk_history(user, 30, analysed=True)
-    stats = review.player_stats(user_id=user.pk, catch_up=0)
+    stats = statistics.player_stats(user_id=user.pk, catch_up=0)
     assert stats.analysed == 30 and stats.pending == 3
     assert stats.loss == pytest.approx(12 / 30)
-    assert len(stats.trend_points) == review.TREND_BUCKETS and "<polyline" in stats.trend
+    assert len(stats.trend_points) == statistics.TREND_BUCKETS and "<polyline" in stats.trend
     # A visit analyses the newest pending games.
-    stats = review.player_stats(user_id=user.pk, catch_up=2)
+    stats = statistics.player_stats(user_id=user.pk, catch_up=2)
     assert stats.analysed == 32 and stats.pending == 1
     assert stats.counts["best"] > 600
 
@@ -265,7 +267,7 @@ def test_friends_leaderboards(user, user_client, history):
         ),
     )
     Game.objects.filter(pk=hinted.pk).update(hints_used=True)
-    boards = {b.key: b for b in review.leaderboards(user_ids=[user.pk, history.pk], viewer_id=user.pk)}
+    boards = {b.key: b for b in boards_module.leaderboards(user_ids=[user.pk, history.pk], viewer_id=user.pk)}
     best = boards["best"].rows
     assert [r.username for r in best] == ["fran", user.username]
     assert best[0].value == 200 and best[1].value == 180 and best[1].is_me
@@ -299,7 +301,7 @@ def test_accuracy_board_needs_five_analysed_games(user):
     friend = UserFactory()
     bulk_history(user, 6, analysed=True, kinds=[Game.Kind.SOLO])
     bulk_history(friend, 4, analysed=True, kinds=[Game.Kind.SOLO])
-    boards = {b.key: b for b in review.leaderboards(user_ids=[user.pk, friend.pk], viewer_id=user.pk)}
+    boards = {b.key: b for b in boards_module.leaderboards(user_ids=[user.pk, friend.pk], viewer_id=user.pk)}
     rows = boards["accuracy"].rows
     assert [(r.username, r.value, r.games) for r in rows] == [(user.username, 0.4, 6)]
 
@@ -323,14 +325,14 @@ def test_catch_up_analysis_is_bounded_too(user, user_client, django_assert_max_n
     bulk_history(user, 1000)  # none analysed yet
     with django_assert_max_num_queries(22):
         assert user_client.get(f"/players/{user.username}/").status_code == 200
-    assert GameAnalysis.objects.count() == review.STATS_CATCH_UP
+    assert GameAnalysis.objects.count() == statistics.STATS_CATCH_UP
 
 
 def test_optimal_box_averages_cover_every_box_and_agree_with_a_fresh_simulation():
-    assert set(review.OPTIMAL_BOX_AVERAGES) == {b.name for b in Box}
+    assert set(statistics.OPTIMAL_BOX_AVERAGES) == {b.name for b in Box}
     games = 60
-    fresh = review.optimal_box_averages(games, seed=dice.new_seed())
-    for name, (mean, _se) in review.OPTIMAL_BOX_AVERAGES.items():
+    fresh = statistics.optimal_box_averages(games, seed=dice.new_seed())
+    for name, (mean, _se) in statistics.OPTIMAL_BOX_AVERAGES.items():
         # 60 games: each box's average within 5 standard errors (a box scores at most 50).
         sd_bound = 50 / 2
         assert abs(fresh[name][0] - mean) < 5 * sd_bound / math.sqrt(games), name

@@ -1,0 +1,322 @@
+"""The review page of one finished game: the step-by-step replay, the final sheets, the value chart."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from dicegame import analysis as A
+from dicegame import charts
+from dicegame.labels import box_label
+from dicegame.models import Game, GameAnalysis, Player
+from dicegame.review.records import STAND_IN_TURN_LIMIT
+from dicegame.scoring import Box, Scoresheet
+
+SEAT_CLASSES = 4  # css classes series-0..3
+
+
+def keep_label(keep: list[int] | tuple[int, ...]) -> str:
+    if not keep:
+        return _("Reroll all five")
+    if len(keep) == 5:
+        return _("Hold all five: write now")
+    return _("Hold %(dice)s") % {"dice": " ".join(str(v) for v in keep)}
+
+
+def choice_label(choice: dict) -> str:
+    if "box" in choice:
+        return _("%(box)s (%(points)s)") % {"box": box_label(choice["box"]), "points": choice["points"]}
+    return keep_label(choice["keep"])
+
+
+# Lazy: built once at import, translated at each use in the viewer's language.
+LABEL_NAMES = {
+    A.BEST: gettext_lazy("best"),
+    A.INACCURACY: gettext_lazy("inaccuracy"),
+    A.MISTAKE: gettext_lazy("mistake"),
+    A.BLUNDER: gettext_lazy("blunder"),
+}
+
+
+def label_name(label: str) -> str:
+    return str(LABEL_NAMES.get(label, label))
+
+
+def thresholds() -> list[dict]:
+    """The labels and their bounds, for the legend."""
+    bounds = [b for _l, b in A.THRESHOLDS]
+    out = []
+    lower = 0.0
+    for label in A.LABELS:
+        upper = bounds.pop(0) if bounds else None
+        out.append({"label": label, "name": label_name(label), "lower": lower, "upper": upper})
+        lower = upper if upper is not None else lower
+    return out
+
+
+@dataclass(frozen=True)
+class Alternative:
+    label: str
+    value: float
+    cost: float
+    chosen: bool
+
+
+@dataclass(frozen=True)
+class Step:
+    index: int
+    turn: dict
+    decision: dict
+    player: Player
+    is_first_of_turn: bool
+
+    @property
+    def kind(self) -> str:
+        return self.decision["kind"]
+
+    @property
+    def roll(self) -> int:
+        return self.decision["roll"]
+
+    @property
+    def dice(self) -> list[dict]:
+        """The dice of this roll: value, held from the roll before, kept for the next roll."""
+        d = self.decision
+        before = self.turn["rolls"][d["roll"] - 1]["held"]
+        keep_flags = d["held_next"] if d["kind"] == "keep" else [False] * 5
+        return [
+            {"index": i + 1, "value": v, "held_before": bool(before[i]), "kept": bool(keep_flags[i])}
+            for i, v in enumerate(d["dice"])
+        ]
+
+    @property
+    def chosen_label(self) -> str:
+        return choice_label(self.decision["chosen"])
+
+    @property
+    def best_label(self) -> str:
+        return choice_label(self.decision["best"])
+
+    @property
+    def cost(self) -> float:
+        return self.decision["cost"]
+
+    @property
+    def label(self) -> str:
+        return self.decision["label"]
+
+    @property
+    def label_name(self) -> str:
+        return label_name(self.label)
+
+    @property
+    def counted(self) -> bool:
+        return self.decision["counted"]
+
+    @property
+    def value(self) -> float:
+        return self.decision["chosen"]["value"]
+
+    @property
+    def best_value(self) -> float:
+        return self.decision["best"]["value"]
+
+    @property
+    def alternatives(self) -> list[Alternative]:
+        best = self.best_value
+        alts = [
+            Alternative(
+                choice_label(c), c["value"], max(0.0, best - c["value"]), c == self.decision["chosen"]
+            )
+            for c in self.decision["alternatives"]
+        ]
+        if not any(a.chosen for a in alts):
+            alts.append(Alternative(self.chosen_label, self.value, self.cost, True))
+        return alts
+
+
+@dataclass(frozen=True)
+class TurnRow:
+    turn: dict
+    player: Player
+    first_step: int
+    cost: float
+    worst: str
+
+    @property
+    def box_label(self) -> str:
+        return box_label(self.turn["box"])
+
+    @property
+    def roll_log(self) -> list[list[tuple[int, bool]]]:
+        """Each roll as (face, held from the roll before) pairs."""
+        return [list(zip(r["dice"], r["held"], strict=True)) for r in self.turn["rolls"]]
+
+
+@dataclass(frozen=True)
+class SeatReview:
+    player: Player
+    sheet: Scoresheet
+    summary: dict
+    css: str
+    stand_in_turns: int = 0  # turns the computer played for this seat's absent person
+
+    @property
+    def not_counted(self) -> bool:
+        """A person's seat whose game does not count for their records (STAND_IN_TURN_LIMIT)."""
+        return not self.player.is_bot and self.stand_in_turns > STAND_IN_TURN_LIMIT
+
+    @property
+    def counts(self) -> list[tuple[str, str, int]]:
+        return [(label, label_name(label), self.summary["counts"].get(label, 0)) for label in A.LABELS]
+
+
+@dataclass(frozen=True)
+class Review:
+    game: Game
+    seats: list[SeatReview]
+    rows: list[dict]  # the final scoresheets, box by box
+    steps: list[Step]
+    turns: list[TurnRow]
+    step: Step | None
+    chart: SafeString
+    thresholds: list[dict]
+
+    @property
+    def step_count(self) -> int:
+        return len(self.steps)
+
+    @property
+    def prev_index(self) -> int | None:
+        return self.step.index - 1 if self.step and self.step.index > 0 else None
+
+    @property
+    def next_index(self) -> int | None:
+        return self.step.index + 1 if self.step and self.step.index + 1 < len(self.steps) else None
+
+    @property
+    def prev_turn_index(self) -> int | None:
+        if not self.step:
+            return None
+        firsts = [t.first_step for t in self.turns if t.first_step < self.step.index]
+        return firsts[-1] if firsts else None
+
+    @property
+    def next_turn_index(self) -> int | None:
+        if not self.step:
+            return None
+        return next((t.first_step for t in self.turns if t.first_step > self.step.index), None)
+
+    @property
+    def step_sheet(self) -> list[dict]:
+        """The current seat's sheet before this turn, box by box, with this decision's box marked."""
+        if not self.step:
+            return []
+        seat = self.step.player.seat
+        before: dict[str, int] = {}
+        for t in self.steps_turns():
+            if t["number"] >= self.step.turn["number"]:
+                break
+            if t["seat"] == seat:
+                before[t["box"]] = t["points"]
+        chosen = self.step.decision["chosen"].get("box")
+        best = self.step.decision["best"].get("box")
+        return [
+            {
+                "label": box_label(b),
+                "points": before.get(b.name),
+                "chosen": chosen == b.name,
+                "best": best == b.name and chosen != b.name,
+            }
+            for b in Box
+        ]
+
+    def steps_turns(self) -> list[dict]:
+        return [t.turn for t in self.turns]
+
+
+def parse_step(raw: str | None, count: int) -> int:
+    """The replay position from ?step=: a bad or out-of-range value is clamped, never an error."""
+    try:
+        n = int(str(raw).strip())
+    except (TypeError, ValueError):
+        return 0
+    return max(0, min(n, count - 1)) if count else 0
+
+
+def game_review(*, game: Game, stored: GameAnalysis, step: str | int | None) -> Review:
+    data = stored.data
+    players = list(game.players.all())
+    by_seat = {p.seat: p for p in players}
+    steps: list[Step] = []
+    turns: list[TurnRow] = []
+    for turn in data["turns"]:
+        player = by_seat[turn["seat"]]
+        first = len(steps)
+        worst = A.BEST
+        for i, d in enumerate(turn["decisions"]):
+            steps.append(Step(len(steps), turn, d, player, i == 0))
+            if A.LABELS.index(d["label"]) > A.LABELS.index(worst):
+                worst = d["label"]
+        turns.append(TurnRow(turn, player, first, round(sum(d["cost"] for d in turn["decisions"]), 4), worst))
+    index = parse_step(step, len(steps))
+    current = steps[index] if steps else None
+    marker = None
+    if current is not None:
+        seat_values = data["seats"][str(current.player.seat)]["values"]
+        offset = sum(1 for s in steps[: current.index] if s.player.seat == current.player.seat)
+        marker = seat_values[offset + 1][0] if offset + 1 < len(seat_values) else None
+    stand_ins = {p.seat: 0 for p in players}
+    for turn in data["turns"]:
+        stand_ins[turn["seat"]] += bool(turn.get("stand_in"))
+    seats = [
+        SeatReview(
+            p,
+            p.sheet,
+            data["seats"][str(p.seat)]["summary"],
+            f"series-{p.seat % SEAT_CLASSES}",
+            stand_ins[p.seat],
+        )
+        for p in players
+    ]
+    rows = [
+        {"label": box_label(b), "is_upper": b.is_upper, "cells": [s.sheet.boxes.get(b) for s in seats]}
+        for b in Box
+    ]
+    return Review(
+        game=game,
+        seats=seats,
+        rows=rows,
+        steps=steps,
+        turns=turns,
+        step=current,
+        chart=value_chart(data, players, marker_x=marker),
+        thresholds=thresholds(),
+    )
+
+
+def value_chart(data: dict, players: list[Player], *, marker_x: float | None = None) -> SafeString:
+    series = [
+        charts.Series(
+            p.display_name,
+            [(x, y) for x, y in data["seats"][str(p.seat)]["values"]],
+            f"series-{p.seat % SEAT_CLASSES}",
+        )
+        for p in players
+    ]
+    svg = charts.line_chart(
+        series,
+        title=_("Expected final total through the game"),
+        desc=_(
+            "For every player, the expected final total with optimal play from the position after each "
+            "decision, from the first roll to the last box."
+        ),
+        x_max=13,
+        x_ticks=[(r, str(r)) for r in range(0, 14)],
+        y_label=_("Expected total"),
+        marker_x=marker_x,
+    )
+    return mark_safe(svg)
