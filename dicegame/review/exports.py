@@ -12,6 +12,7 @@ from django.utils import translation
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from dicegame import analysis as A
 from dicegame.models import Game, Player
 from dicegame.review.analysis_store import ReviewError, _completed_turns, analysis_for
 from dicegame.review.records import STAND_IN_TURN_LIMIT, seat_left, stand_in_turns
@@ -69,7 +70,15 @@ def game_export(*, game: Game) -> dict:
         "analysis": {
             "version": stored.version,
             "thresholds": stored.data.get("thresholds"),
+            # Per seat: V(start), luck, total_loss, adjusted (V(start) - total loss), accuracy, final
+            # (final = start + luck - total_loss), and "optimal": the optimal player on the seat's dice.
             "seats": {str(int(seat) + 1): v for seat, v in (stored.data.get("seats") or {}).items()},
+            "accuracy_scale": A.ACCURACY_SCALE,
+            "rolls": [
+                {"turn": t["number"], "roll": k, "dice": r["dice"], "luck": r.get("luck")}
+                for t in stored.data.get("turns", [])
+                for k, r in enumerate(t["rolls"], start=1)
+            ],
             "decisions": [
                 {
                     "turn": t["number"],
