@@ -201,6 +201,8 @@ def _act(
                 turn = _current_turn(game)
                 if not actor.owns(turn.player):
                     raise GameActionError(_("It is not your turn."))
+                if turn.player.left_at is not None:
+                    raise GameActionError(_("You have already left this game."), status=403)
                 if turn.player.stand_in:
                     raise GameActionError(_("The computer is keeping your seat: take it back first."))
                 if turn.number != turn_number or turn.rolls_used != rolls_seen:

@@ -1,7 +1,10 @@
 """Resigning a solo game or one against the computer, and leaving a game against friends."""
 
+from datetime import timedelta
+
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from dicegame import services
 from dicegame.live import rooms
@@ -205,4 +208,17 @@ def test_a_local_game_is_not_resigned_by_one_of_its_people(guest_actor):
     with pytest.raises(GameActionError, match="Only a solo game or one against the computer") as exc:
         services.game_resign(game_id=game.pk, actor=guest_actor)
     assert exc.value.status == 400
+    assert snapshot(game.pk) == before
+
+
+def test_a_seat_that_left_cannot_act(host, friend):
+    game = started_two_player_game(host, friend)
+    rooms.seat_leave(game_id=game.pk, actor=actor(host))  # on their own turn
+    # The computer's next step not yet due, so the refused roll has nothing to settle either.
+    later = timezone.now() + timedelta(minutes=5)
+    Turn.objects.filter(game=game, completed_at__isnull=True).update(next_step_at=later)
+    before = snapshot(game.pk)
+    with pytest.raises(GameActionError, match="You have already left this game") as exc:
+        services.turn_roll(game_id=game.pk, actor=actor(host), turn=1, roll=0)
+    assert exc.value.status == 403
     assert snapshot(game.pk) == before
