@@ -285,9 +285,7 @@ class SeatLink(models.Model):
 
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="links")
     from_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    to_user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="seat_links"
-    )
+    to_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="seat_links")
     status = models.CharField(max_length=10, choices=Status, default=Status.PENDING)
     created_at = models.DateTimeField(auto_now_add=True)
     answered_at = models.DateTimeField(null=True, blank=True)

@@ -292,7 +292,11 @@ class GameConsumer(_LimitedSocket):
 
     def _was_removed(self) -> bool:
         game = Game.objects.filter(pk=self.game_id).first()
-        return game is not None and self.actor.user_id is not None and rooms.was_removed(game, self.actor.user_id)
+        return (
+            game is not None
+            and self.actor.user_id is not None
+            and rooms.was_removed(game, self.actor.user_id)
+        )
 
     def _board(self) -> tuple[str | None, int]:
         try:
