@@ -403,18 +403,26 @@ def test_a_linked_local_game_is_in_the_friend_s_games_but_not_their_records(fini
 def test_the_friend_gets_a_live_notice_of_the_offered_column(
     finished, user, django_capture_on_commit_callbacks
 ):
-    from asgiref.sync import async_to_sync
+    from asgiref.sync import async_to_sync, sync_to_async
     from channels.layers import get_channel_layer
 
     from dicegame.live.notices import user_group
 
     friend = UserFactory(username="bennie")
     befriend(user, friend)
-    layer = get_channel_layer()
-    channel = async_to_sync(layer.new_channel)()
-    async_to_sync(layer.group_add)(user_group(friend.pk), channel)
-    with django_capture_on_commit_callbacks(execute=True):
-        local.seat_link_request(user=user, game_id=finished.pk, seat=1, username="bennie")
-    event = async_to_sync(layer.receive)(channel)
+
+    def offer():
+        with django_capture_on_commit_callbacks(execute=True):
+            local.seat_link_request(user=user, game_id=finished.pk, seat=1, username="bennie")
+
+    async def listen_while_offering() -> dict:
+        # One event loop for the layer's whole life: the Redis pub/sub layer is bound to its loop.
+        layer = get_channel_layer()
+        channel = await layer.new_channel()
+        await layer.group_add(user_group(friend.pk), channel)
+        await sync_to_async(offer)()
+        return await layer.receive(channel)
+
+    event = async_to_sync(listen_while_offering)()
     assert f"{user.username} asks you to confirm a column" in event["html"]
     assert 'href="/games/"' in event["html"]
