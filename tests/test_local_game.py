@@ -426,3 +426,12 @@ def test_the_friend_gets_a_live_notice_of_the_offered_column(
     event = async_to_sync(listen_while_offering)()
     assert f"{user.username} asks you to confirm a column" in event["html"]
     assert 'href="/games/"' in event["html"]
+
+
+def test_typed_names_are_shown_as_text_never_markup(user_client):
+    hostile = '"><img src=x onerror=alert(1)>'
+    user_client.post(reverse("dicegame:new_local"), {"name_1": hostile, "name_2": "Ben"})
+    game = Game.objects.get()
+    page = user_client.get(reverse("dicegame:game", args=[game.pk])).content.decode()
+    assert "<img src=x" not in page
+    assert "&quot;&gt;&lt;img src=x onerror=alert(1)&gt;" in page
