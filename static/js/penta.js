@@ -128,13 +128,13 @@
   }
 
   // A tap waiting for its turn is replayed on the fresh element; if the board that enables it is still
-  // on its way (a push on the socket), it waits a little for it rather than being lost.
+  // on its way (a push on the socket), it waits for it (up to 3 s) rather than being lost.
   function replay(key, attempt) {
     if (!key) return;
     const element = actionElement(key);
     if (element && !element.disabled) {
       element.click();
-    } else if (attempt < 8) {
+    } else if (attempt < 20) {
       window.setTimeout(function () {
         if (!inflight) replay(key, attempt + 1);
       }, 150);

@@ -116,6 +116,8 @@ def test_two_friends_play_a_whole_game_live(browser: Browser, live_server_url: s
         if current == "femke" and turns_played >= 6 and not auto_committed:
             # Femke rolls three times and closes her page: the server writes the roll itself.
             for rolls_left in ("2", "1", "0"):
+                # A press within 350 ms of the last is taken for a double click: look at the dice first.
+                expect(page.locator("#game[data-roll-cooling]")).to_have_count(0)
                 roll_button(page).click()
                 expect(page.locator(".turn-line")).to_contain_text(f"{rolls_left} roll")
             expect(page.locator("[data-countdown-ms]")).to_be_visible()
