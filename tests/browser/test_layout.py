@@ -356,18 +356,42 @@ def test_on_a_phone_the_dice_and_roll_stay_in_reach_while_the_sheet_scrolls(
 # -- dice that feel like dice, and a skip link ---------------------------------------------------------
 
 
+TRACK_TUMBLES = """() => {
+  window.tumbles = [];
+  document.addEventListener("animationstart", (e) => {
+    const die = e.target.closest("#dice-tray .die");
+    if (die) window.tumbles.push(die.dataset.die);
+  });
+}"""
+NEXT_FRAMES = (
+    "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0))))"
+)
+
+
 def test_rolled_dice_tumble_once_per_roll_and_never_with_reduced_motion(
     browser: Browser, live_server_url: str
 ):
+    """The dice just rolled tumble, on every roll, also when the update morphs them in place; a hold
+    replays nothing; a held die does not tumble on the next roll; no motion when the system asks."""
     page = new_page(browser, DESKTOP)
     start_solo(page, live_server_url)
+    page.evaluate(TRACK_TUMBLES)
     roll(page)
+    page.wait_for_function("window.tumbles.length >= 5")
+    assert sorted(page.evaluate("window.tumbles")) == ["1", "2", "3", "4", "5"]
     die = page.locator('[data-die="1"]')
     expect(die).to_have_class(re.compile(r"\broll-1\b"))
-    assert die.locator(".face").evaluate("f => getComputedStyle(f).animationName") != "none"
-    die.click()  # held: it will not be rolled again, so it does not tumble on the next roll
+
+    page.evaluate("window.tumbles = []")
+    die.click()  # held: nothing tumbles for a hold, and it will not be rolled again
     expect(die).to_have_attribute("aria-pressed", "true")
+    page.evaluate(NEXT_FRAMES)
+    assert page.evaluate("window.tumbles") == [], "a hold replayed the roll's tumble"
+
     roll(page)
+    page.wait_for_function("window.tumbles.length >= 4")
+    page.evaluate(NEXT_FRAMES)
+    assert sorted(page.evaluate("window.tumbles")) == ["2", "3", "4", "5"]
     expect(page.locator('[data-die="2"]')).to_have_class(re.compile(r"\broll-2\b"))
     expect(die).not_to_have_class(re.compile(r"\broll-\d"))
     # Nine pips a face, the value in its name and data attribute.
@@ -379,7 +403,10 @@ def test_rolled_dice_tumble_once_per_roll_and_never_with_reduced_motion(
     still = new_page(browser, DESKTOP)
     still.emulate_media(reduced_motion="reduce")
     start_solo(still, live_server_url)
+    still.evaluate(TRACK_TUMBLES)
     roll(still)
+    still.evaluate(NEXT_FRAMES)
+    assert still.evaluate("window.tumbles") == []
     assert still.locator('[data-die="1"] .face').evaluate("f => getComputedStyle(f).animationName") == "none"
     page.context.close()
     still.context.close()
