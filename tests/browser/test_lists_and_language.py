@@ -7,11 +7,13 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import Browser, Page, expect
 
 from dicegame.live import rooms
+from dicegame.models import Game
 from dicegame.services import Actor
-from tests.factories import PASSWORD, UserFactory
+from tests.factories import PASSWORD, GameFactory, PlayerFactory, UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 VIEWPORTS = {"desktop": {"width": 1100, "height": 900}, "phone": {"width": 360, "height": 740}}
@@ -87,3 +89,27 @@ def test_the_dutch_sign_up_page_says_je_not_u(browser: Browser, live_server_url:
     expect(page.locator("main .errorlist, main [role=alert]").first).to_be_visible()
     text = page.locator("main").inner_text()
     assert not re.search(r"\b(u|uw|Uw|U)\b", text), text
+
+
+def test_the_final_ranking_numbers_each_place_once(browser: Browser, live_server_url: str, viewport: dict):
+    """Defect 5: "1. 1. Computer 3 (hard): 185" — the list numbers the places, the text does not again;
+    tied totals share a place."""
+    player = UserFactory(username="rik")
+    game = GameFactory(kind=Game.Kind.COMPUTER, status=Game.Status.FINISHED, finished_at=timezone.now())
+    PlayerFactory(game=game, seat=0, user=player, total=185, rank=2)
+    PlayerFactory(
+        game=game, seat=1, user=None, bot_strength="easy", name="Computer 1 (easy)", total=185, rank=2
+    )
+    PlayerFactory(
+        game=game, seat=2, user=None, bot_strength="hard", name="Computer 2 (hard)", total=201, rank=1
+    )
+    # (Ranks as the finishing service writes them: the best total first, ties sharing a place.)
+    page = log_in(browser, live_server_url, player, viewport)
+    page.goto(f"{live_server_url}/games/{game.pk}/")
+    items = page.locator("ol.ranking > li")
+    expect(items).to_have_count(3)
+    texts = items.all_inner_texts()
+    for text in texts:
+        assert not re.match(r"\s*\d+\.", text), f"a place numbered in the text too: {texts}"
+    assert [items.nth(i).get_attribute("value") for i in range(3)] == ["1", "2", "2"]
+    assert "Computer 2 (hard)" in texts[0]
