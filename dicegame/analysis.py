@@ -44,9 +44,11 @@ ANALYSIS_VERSION = 2
 # Accuracy = 100 * exp(-L / ACCURACY_SCALE), L the expected points lost per counted turn. Per turn (not
 # per decision, not per game) so that it compares across games: every game has 13 turns, a player who
 # stops rolling early makes fewer decisions but as many turns, and turns the computer played for an
-# absent player are left out of both the loss and the count. The scale: a loss of 1 point a turn (13 a
-# game) is 80, 3.6 points a turn is 45. Calibrated on the computer players (bench/review_costs.py
-# --calibrate, 300 solo games each, seed 2026): see BOT_ACCURACY.
+# absent player are left out of both the loss and the count. The scale is 1 / ln(1.25): losing 1 point
+# a turn (13 a game) is 80. On it the computer players score (300 solo games each, seed 2026,
+# `bench/review_costs.py --calibrate 300`): hard 100, medium 85.7 (median; quartiles 79.2-90.2, 0.77
+# points a turn), easy 38.5 (30.3-46.4, 4.45 points a turn): a wide, readable spread
+# (`dicegame.review.stats.BOT_ACCURACY`).
 ACCURACY_SCALE = 4.48
 
 # Labels by the expected final points a decision gives up (upper bounds, exclusive). Penta's optimal
@@ -162,7 +164,11 @@ def _decision(
 
 
 def keep_choices(
-    strategy: Strategy, sheet: Scoresheet, dice: tuple[int, ...], rolls_left: int
+    strategy: Strategy,
+    sheet: Scoresheet,
+    dice: tuple[int, ...],
+    rolls_left: int,
+    chosen: tuple[int, ...] | None = None,
 ) -> list[Choice]:
     """`Strategy.evaluate` for a hold, with holding all five valued as what it is in the game: stopping
     and writing now. (The table values holding all five with two rolls left as keeping the last roll in
@@ -171,6 +177,10 @@ def keep_choices(
     choices = strategy.evaluate(sheet, dice, rolls_left)
     if rolls_left < 2:
         return choices  # with one roll left, holding all five is worth exactly the best box
+    # Revaluing can only move holding all five down the list: it matters only if it is among the
+    # choices stored (best first) or the one played.
+    if chosen is not None and len(chosen) != 5 and all(len(c.keep) != 5 for c in choices[:ALTERNATIVES]):
+        return choices
     stop = strategy.evaluate(sheet, dice, 0)[0].expected_total
     choices = [Choice(expected_total=stop, keep=c.keep) if len(c.keep) == 5 else c for c in choices]
     choices.sort(key=lambda c: -round(c.expected_total, 9))  # stable: the ties keep evaluate's order
@@ -198,7 +208,7 @@ def analyse_turn(strategy: Strategy, sheet: Scoresheet, turn: TurnLog) -> tuple[
                 break
             held_next = rolls[k]["held"] if k < len(rolls) else [True] * 5
             keep = _keep_of(dice, held_next)
-            choices = keep_choices(strategy, sheet, dice, MAX_ROLLS - k)
+            choices = keep_choices(strategy, sheet, dice, MAX_ROLLS - k, keep)
             chosen = next((c for c in choices if c.keep == keep), None)
             if chosen is None:
                 raise AnalysisError(f"turn {turn.number}: holding {keep} after roll {k} is not possible")
@@ -371,8 +381,9 @@ def optimal_line(strategy: Strategy, seed: str, game: int, *, seat: int, seat_co
             held = held_positions(dice, keep)
             dice = tuple(dice[i] if held[i] else die_value(seed, game, number, k, i + 1) for i in range(5))
             rolls.append({"dice": list(dice), "held": held})
-        box = strategy.best_box(sheet, dice)
-        after = sheet.place(box, dice)
+        best = strategy.evaluate(sheet, dice, 0)[0]  # the legal box and its points, from the rules' tables
+        box = best.box
+        after = Scoresheet({**sheet.boxes, box: best.points}, sheet.penta_bonus + sheet.bonus_for(dice))
         turns.append(
             {
                 "round": rnd,

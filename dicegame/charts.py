@@ -169,3 +169,36 @@ def bar_chart(
             )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def hbar_chart(bars: Sequence[tuple[str, float]], *, title: str, desc: str = "") -> str:
+    """Horizontal bars, one row per label (long labels such as box names), the value at each bar's end."""
+    row = 22
+    label_w = 150
+    height = PAD_TOP + row * max(1, len(bars)) + 8
+    parts = [
+        f'<svg class="chart bar-chart hbar-chart" viewBox="0 0 {WIDTH} {height}" role="img" '
+        f'preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg">',
+        f"<title>{escape(title)}</title>",
+        f"<desc>{escape(desc)}</desc>",
+    ]
+    if not bars:
+        parts.append(f'<text x="{WIDTH / 2:.0f}" y="{height / 2:.0f}" class="chart-empty">–</text></svg>')
+        return "".join(parts)
+    top = max(v for _l, v in bars) or 1
+    sx = _Scale(0, top, label_w, WIDTH - PAD_RIGHT - 48)
+    for i, (label, value) in enumerate(bars):
+        y = PAD_TOP + i * row
+        w = max(0.0, sx(max(0.0, value)) - label_w)
+        parts.append(
+            f'<text class="chart-label" x="{label_w - 8}" y="{y + row * 0.65:.1f}" text-anchor="end">'
+            f"{escape(label)}</text>"
+        )
+        parts.append(
+            f'<rect class="chart-bar" x="{label_w}" y="{y + 3:.1f}" width="{w:.1f}" height="{row - 6}">'
+            f"<title>{escape(label)}: {_fmt(value)}</title></rect>"
+        )
+        tx, ty = label_w + w + 4, y + row * 0.65
+        parts.append(f'<text class="chart-value" x="{tx:.1f}" y="{ty:.1f}">{_fmt(value)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)

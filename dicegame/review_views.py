@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.selectors import friend_ids
 from accounts.services import profile_set_leaderboard_opt_in
+from dicegame import analysis as A
 from dicegame import selectors
 from dicegame.actors import actor_from_request
 from dicegame.models import Game
@@ -44,7 +45,9 @@ def game_review(request: HttpRequest, game_id: int) -> HttpResponse:
     token = request.GET.get("t", "")
     context = {
         "game": game,
-        "review": replay.game_review(game=game, stored=stored, step=request.GET.get("step")),
+        "review": replay.game_review(
+            game=game, stored=stored, step=request.GET.get("step"), line=request.GET.get("line")
+        ),
         # The replay's links keep the token of a viewer who came with the link.
         "token": token,
         "token_query": f"&{urlencode({'t': token})}" if token else "",
@@ -120,6 +123,8 @@ def player_detail(request: HttpRequest, username: str) -> HttpResponse:
         "thresholds": replay.thresholds(),
         "records_rule": records.records_rule(),
         "stand_in_limit": records.STAND_IN_TURN_LIMIT,
+        "bot_accuracy": statistics.bot_accuracy(),
+        "accuracy_scale": A.ACCURACY_SCALE,
     }
     return TemplateResponse(request, "dicegame/player.html", context)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import pytest
 from django.db import connection
@@ -368,3 +369,70 @@ def test_the_review_package_does_not_import_services_back():
             if isinstance(node, ast.ImportFrom) and id(node) not in type_only:
                 names = {node.module} | {f"{node.module}.{a.name}" for a in node.names}
                 assert "dicegame.services" not in names, path.name
+
+
+# -- luck against skill, optimal play on these dice ----------------------------------------------------
+
+
+def test_the_review_shows_luck_and_skill_side_by_side(user_client, vs_hard):
+    html = user_client.get(f"/games/{vs_hard.pk}/review/").content.decode()
+    data = analysis_store.analysis_for(vs_hard).data
+    for seat in ("0", "1"):
+        figures = data["seats"][seat]
+        line = re.search(rf'<li data-seat-luck="{seat}">.*?</li>', html, re.S).group(0)
+        assert f'data-luck="{figures["luck"]:.2f}"' in line
+        assert f'data-total-loss="{figures["total_loss"]:.2f}"' in line
+        assert f'data-adjusted="{figures["adjusted"]:.2f}"' in line
+        assert f'data-optimal-total="{figures["optimal"]["total"]}"' in line
+    hard = vs_hard.players.get(seat=1)
+    assert f"Total {hard.total}, optimal play on these dice {hard.total}" in html
+    assert 'data-accuracy="100.0"' in html
+    # The chart of both through the game: per seat a luck line and a dashed loss line.
+    chart = html[html.index('id="luck-skill"') : html.index('id="replay"')]
+    assert chart.count("<polyline") == 4 and chart.count("chart-series series-1 dashed") == 1
+    # Every turn lists its luck and a link to the optimal player's turn on the same dice.
+    assert html.count("data-turn-luck=") == 26 and html.count("data-optimal-link") == 26
+    assert "style=" not in html
+
+
+def test_each_roll_of_the_replay_shows_its_luck(user_client, vs_hard):
+    data = analysis_store.analysis_for(vs_hard).data
+    first = data["turns"][0]
+    html = user_client.get(f"/games/{vs_hard.pk}/review/?step=0", **HX).content.decode()
+    assert f'data-roll-luck="{first["rolls"][0]["luck"]:.2f}"' in html
+
+
+def test_the_replay_switches_to_the_optimal_line_at_any_turn(user, user_client):
+    game = make_game([user, "easy"], strengths=["easy", "easy"])
+    data = analysis_store.analysis_for(game).data
+    review_obj = replay.game_review(game=game, stored=analysis_store.analysis_for(game), step=0)
+    turn_row = next(t for t in review_obj.turns if t.turn["round"] == 5 and t.turn["seat"] == 1)
+    html = user_client.get(
+        f"/games/{game.pk}/review/", {"step": turn_row.first_step, "line": "optimal"}, **HX
+    ).content.decode()
+    optimal = data["seats"]["1"]["optimal"]["turns"][4]
+    assert 'data-line="optimal"' in html and f'data-optimal-turn="{optimal["number"]}"' in html
+    assert (
+        f'data-optimal-box="{optimal["box"]}"' in html
+        and f'data-optimal-running="{optimal["total"]}"' in html
+    )
+    assert html.count("data-optimal-roll=") == len(optimal["rolls"])
+    assert 'data-replay="own-line"' in html
+    # Stepping on stays on the optimal line; any other value of line is the player's own line.
+    assert "line=optimal" in re.search(
+        r'data-replay="next-turn"[^>]*>|href="[^"]*"[^>]*data-replay="next-turn"', html
+    ).group(0)
+    own = user_client.get(f"/games/{game.pk}/review/", {"step": turn_row.first_step, "line": "x"}, **HX)
+    assert own.status_code == 200 and 'data-line="own"' in own.content.decode()
+    assert "data-optimal-turn" not in own.content.decode()
+
+
+def test_luck_skill_and_the_optimal_line_speak_dutch(user, user_client, vs_hard):
+    user_client.cookies["django_language"] = "nl"
+    html = user_client.get(f"/games/{vs_hard.pk}/review/").content.decode()
+    assert "Geluk en vaardigheid" in html and "verloren aan keuzes" in html
+    assert "optimaal spel met deze dobbelstenen" in html and "Luck and skill" not in html
+    html = user_client.get(f"/games/{vs_hard.pk}/review/?line=optimal&step=0").content.decode()
+    assert "Toon de beurt van de speler" in html and "Optimaal eindtotaal met deze dobbelstenen" in html
+    html = user_client.get(f"/players/{user.username}/").content.decode()
+    assert "Wat nauwkeurigheid betekent" in html and "Nauwkeurigheid door de tijd" in html

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from datetime import timedelta
 
 import pytest
@@ -98,7 +99,15 @@ def bulk_history(
                     version=A.ANALYSIS_VERSION,
                     data={},
                     summary={
-                        str(s): {"loss": 12.0 + s, "decisions": 30, "counts": {"best": 20, "inaccuracy": 10}}
+                        str(s): {
+                            "loss": 12.0 + s,
+                            "decisions": 30,
+                            "counts": {"best": 20, "inaccuracy": 10},
+                            "turns": 13,
+                            "luck": -3.0 + s,
+                            "accuracy": A.accuracy(12.0 + s, 13),
+                            "box_loss": {"CHANCE": 9.0 + s, "ONES": 3.0},
+                        }
                         for s in range(2)
                     },
                 )
@@ -303,7 +312,7 @@ def test_accuracy_board_needs_five_analysed_games(user):
     bulk_history(friend, 4, analysed=True, kinds=[Game.Kind.SOLO])
     boards = {b.key: b for b in boards_module.leaderboards(user_ids=[user.pk, friend.pk], viewer_id=user.pk)}
     rows = boards["accuracy"].rows
-    assert [(r.username, r.value, r.games) for r in rows] == [(user.username, 0.4, 6)]
+    assert [(r.username, r.value, r.games) for r in rows] == [(user.username, A.accuracy(12.0, 13), 6)]
 
 
 def test_stats_pages_queries_are_bounded_with_1000_games(user, user_client, django_assert_max_num_queries):
@@ -343,3 +352,31 @@ def test_charts_escape_text_and_use_no_inline_style():
     assert "<b>" not in svg and "&lt;b&gt;&amp;" in svg and "style=" not in svg
     assert "<rect" in charts.bar_chart([("a", 1), ("b", 0)], title="t")
     assert "–" in charts.line_chart([], title="empty")
+
+
+def test_accuracy_luck_and_the_boxes_where_points_are_lost(user, user_client):
+    bulk_history(user, 30, analysed=True)
+    stats = statistics.player_stats(user_id=user.pk, catch_up=0)
+    assert stats.accuracy == pytest.approx(A.accuracy(12.0, 13))
+    assert stats.luck == pytest.approx(-3.0) and len(stats.luck_points) == statistics.TREND_BUCKETS
+    assert all(v == pytest.approx(A.accuracy(12.0, 13)) for _d, v in stats.trend_points)
+    assert [b for b, _l, _v in stats.box_loss] == ["CHANCE", "ONES"]
+    assert stats.box_loss[0][2] == pytest.approx(9.0)
+    html = user_client.get(f"/players/{user.username}/").content.decode()
+    for chart in ("accuracy", "luck", "box-loss"):
+        figure = re.search(rf'data-chart="{chart}">(.*?)</figure>', html, re.S).group(1)
+        assert figure.startswith("<svg") and "<script" not in figure
+    assert f'data-stat="accuracy">{A.accuracy(12.0, 13):.1f}<' in html
+    assert 'data-stat="luck">-3.0<' in html
+    # The yardstick: the computer players' typical accuracy, and what accuracy means.
+    table = re.search(r"<table[^>]*data-bot-accuracy.*?</table>", html, re.S).group(0)
+    assert 'data-strength="hard"' in table and "100.0" in table
+    assert 'data-strength="easy"' in table and f"{statistics.BOT_ACCURACY['easy'][0]:.1f}" in table
+    assert "data-accuracy-explained" in html and "style=" not in html
+
+
+def test_the_bot_accuracy_figures_order_the_strengths():
+    figures = statistics.BOT_ACCURACY
+    assert figures["hard"][0] == 100.0 > figures["medium"][0] > figures["easy"][0]
+    for median, low, high, _loss in figures.values():
+        assert low <= median <= high

@@ -14,6 +14,7 @@ from dicegame import analysis as A
 from dicegame.models import Game, Player
 from dicegame.review.cache import cached
 from dicegame.review.records import counted_seats
+from dicegame.review.stats import game_accuracy
 
 LEADERBOARD_SIZE = 20
 LEADERBOARD_RECENT = 20  # "average over the last 20 games"
@@ -103,11 +104,11 @@ def _leaderboards(seats, viewer_id: int | None) -> list[Board]:
         .values_list("user_id", "seat", "game__analysis__summary")
     ):
         s = (summary or {}).get(str(seat))
-        if s and s["decisions"]:
-            acc = accuracy.setdefault(uid, [0.0, 0, 0])
-            acc[0] += s["loss"]
-            acc[1] += s["decisions"]
-            acc[2] += 1
+        value = game_accuracy(s) if s and s["decisions"] else None
+        if value is not None:
+            acc = accuracy.setdefault(uid, [0.0, 0])
+            acc[0] += value
+            acc[1] += 1
     names = dict(get_user_model().objects.filter(pk__in=overall.keys()).values_list("pk", "username"))
     return [
         Board(
@@ -147,16 +148,15 @@ def _leaderboards(seats, viewer_id: int | None) -> list[Board]:
         Board(
             "accuracy",
             _("Best accuracy (last %(n)d analysed games)") % {"n": LEADERBOARD_RECENT},
-            _("points lost per decision"),
+            _("accuracy (0-100)"),
             _ranked(
                 {
-                    u: (round(a[0] / a[1], 3), a[2])
+                    u: (round(a[0] / a[1], 1), a[1])
                     for u, a in accuracy.items()
-                    if a[2] >= LEADERBOARD_MIN_GAMES
+                    if a[1] >= LEADERBOARD_MIN_GAMES
                 },
                 names,
                 viewer_id,
-                low_first=True,
             ),
         ),
     ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
@@ -13,7 +13,7 @@ from dicegame import charts
 from dicegame.labels import box_label
 from dicegame.models import Game, GameAnalysis, Player
 from dicegame.review.records import STAND_IN_TURN_LIMIT
-from dicegame.scoring import Box, Scoresheet
+from dicegame.scoring import UPPER_BONUS, UPPER_BONUS_THRESHOLD, Box, Scoresheet
 
 SEAT_CLASSES = 4  # css classes series-0..3
 
@@ -121,6 +121,11 @@ class Step:
         return self.decision["chosen"]["value"]
 
     @property
+    def luck(self) -> float | None:
+        """The luck of the roll this decision answers (None: a box written after holding all five)."""
+        return self.decision.get("luck")
+
+    @property
     def best_value(self) -> float:
         return self.decision["best"]["value"]
 
@@ -147,6 +152,10 @@ class TurnRow:
     worst: str
 
     @property
+    def luck(self) -> float:
+        return round(sum(r.get("luck") or 0.0 for r in self.turn["rolls"]), 4)
+
+    @property
     def box_label(self) -> str:
         return box_label(self.turn["box"])
 
@@ -163,6 +172,34 @@ class SeatReview:
     summary: dict
     css: str
     stand_in_turns: int = 0  # turns the computer played for this seat's absent person
+    figures: dict | None = None  # the analysis's seat: start, luck, total_loss, adjusted, accuracy, optimal
+
+    @property
+    def start(self) -> float:
+        return self.figures["start"]
+
+    @property
+    def luck(self) -> float:
+        return self.figures["luck"]
+
+    @property
+    def total_loss(self) -> float:
+        return self.figures["total_loss"]
+
+    @property
+    def adjusted(self) -> float:
+        """Luck-adjusted score: V(start) minus what the choices gave up, i.e. what they were worth on
+        average dice."""
+        return self.figures["adjusted"]
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.figures.get("accuracy")
+
+    @property
+    def optimal_total(self) -> int | None:
+        optimal = self.figures.get("optimal")
+        return optimal["total"] if optimal else None
 
     @property
     def not_counted(self) -> bool:
@@ -184,6 +221,19 @@ class Review:
     step: Step | None
     chart: SafeString
     thresholds: list[dict]
+    luck_chart: SafeString = field(default_factory=lambda: mark_safe(""))
+    line: str = "own"  # "optimal": the replay shows the optimal player's turn on the same dice
+    optimal_turn: OptimalTurn | None = None
+
+    @property
+    def line_query(self) -> str:
+        return "&line=optimal" if self.line == "optimal" else ""
+
+    @property
+    def current_turn_first_step(self) -> int | None:
+        if not self.step:
+            return None
+        return next(t.first_step for t in self.turns if t.turn["number"] == self.step.turn["number"])
 
     @property
     def step_count(self) -> int:
@@ -238,6 +288,31 @@ class Review:
         return [t.turn for t in self.turns]
 
 
+@dataclass(frozen=True)
+class OptimalTurn:
+    """The optimal player's turn on a seat's own dice (the same round, the seat's slots of the seed)."""
+
+    turn: dict  # as analysis.optimal_line stores it: round, number, rolls, box, points, bonus, total
+    own_total: int  # the seat's own total after its turn of this round
+    optimal_total: int  # the optimal player's final total on these dice
+
+    @property
+    def box_label(self) -> str:
+        return box_label(self.turn["box"])
+
+    @property
+    def rolls(self) -> list[list[dict]]:
+        """Each roll's dice: value, and whether it was held from the roll before."""
+        return [
+            [{"value": v, "held": bool(h)} for v, h in zip(r["dice"], r["held"], strict=True)]
+            for r in self.turn["rolls"]
+        ]
+
+
+def parse_line(raw: str | None) -> str:
+    return "optimal" if raw == "optimal" else "own"
+
+
 def parse_step(raw: str | None, count: int) -> int:
     """The replay position from ?step=: a bad or out-of-range value is clamped, never an error."""
     try:
@@ -247,7 +322,9 @@ def parse_step(raw: str | None, count: int) -> int:
     return max(0, min(n, count - 1)) if count else 0
 
 
-def game_review(*, game: Game, stored: GameAnalysis, step: str | int | None) -> Review:
+def game_review(
+    *, game: Game, stored: GameAnalysis, step: str | int | None, line: str | None = None
+) -> Review:
     data = stored.data
     players = list(game.players.all())
     by_seat = {p.seat: p for p in players}
@@ -279,9 +356,32 @@ def game_review(*, game: Game, stored: GameAnalysis, step: str | int | None) -> 
             data["seats"][str(p.seat)]["summary"],
             f"series-{p.seat % SEAT_CLASSES}",
             stand_ins[p.seat],
+            data["seats"][str(p.seat)],
         )
         for p in players
     ]
+    line_kind = parse_line(line)
+    optimal_turn = None
+    if current is not None:
+        optimal = data["seats"][str(current.player.seat)].get("optimal")
+        rnd = current.turn["round"]
+        if optimal and 1 <= rnd <= len(optimal["turns"]):
+            own = sum(
+                (t["points"] or 0) + (t["bonus"] or 0)
+                for t in data["turns"]
+                if t["seat"] == current.player.seat and t["number"] <= current.turn["number"]
+            )
+            upper = sum(
+                t["points"] or 0
+                for t in data["turns"]
+                if t["seat"] == current.player.seat
+                and t["number"] <= current.turn["number"]
+                and Box[t["box"]].is_upper
+            )
+            own += UPPER_BONUS if upper >= UPPER_BONUS_THRESHOLD else 0
+            optimal_turn = OptimalTurn(optimal["turns"][rnd - 1], own, optimal["total"])
+    if optimal_turn is None:
+        line_kind = "own"
     rows = [
         {"label": box_label(b), "is_upper": b.is_upper, "cells": [s.sheet.boxes.get(b) for s in seats]}
         for b in Box
@@ -295,7 +395,45 @@ def game_review(*, game: Game, stored: GameAnalysis, step: str | int | None) -> 
         step=current,
         chart=value_chart(data, players, marker_x=marker),
         thresholds=thresholds(),
+        luck_chart=luck_chart(data, players, marker_x=marker),
+        line=line_kind,
+        optimal_turn=optimal_turn,
     )
+
+
+def luck_chart(data: dict, players: list[Player], *, marker_x: float | None = None) -> SafeString:
+    """Per seat, the luck so far (solid) and the points lost to choices so far (dashed) through the game."""
+    series = []
+    for p in players:
+        seat = data["seats"][str(p.seat)]
+        css = f"series-{p.seat % SEAT_CLASSES}"
+        series.append(
+            charts.Series(
+                _("%(name)s: luck") % {"name": p.display_name}, [(x, lk) for x, lk, _l in seat["lines"]], css
+            )
+        )
+        series.append(
+            charts.Series(
+                _("%(name)s: lost to choices") % {"name": p.display_name},
+                [(x, -lo) for x, _lk, lo in seat["lines"]],
+                f"{css} dashed",
+            )
+        )
+    svg = charts.line_chart(
+        series,
+        title=_("Luck and choices through the game"),
+        desc=_(
+            "For every player, the luck of the dice so far (solid line: the expected final total the rolls "
+            "added or took away) and the expected points lost to choices so far (dashed line, drawn below "
+            "zero), from the first roll to the last box."
+        ),
+        x_max=13,
+        x_ticks=[(r, str(r)) for r in range(0, 14)],
+        y_label=_("Points"),
+        marker_x=marker_x,
+        y_floor=0,
+    )
+    return mark_safe(svg)
 
 
 def value_chart(data: dict, players: list[Player], *, marker_x: float | None = None) -> SafeString:

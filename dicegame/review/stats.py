@@ -57,7 +57,16 @@ OPTIMAL_BOX_AVERAGES: dict[str, tuple[float, float]] = {
 }
 
 HISTOGRAM_BUCKET = 25  # points per bar of the histogram of totals
-TREND_BUCKETS = 12  # points of the "average loss per decision over time" chart
+TREND_BUCKETS = 12  # points of the "accuracy over time" and "luck over time" charts
+
+# The computer players' accuracy (analysis.accuracy): 300 solo games each on the dice seed
+# simulate.seed_from_number(2026), games 0..299, each analysed (`bench/review_costs.py --calibrate 300`):
+# median, lower and upper quartile, mean loss per turn. Shown on the statistics page as the yardstick.
+BOT_ACCURACY: dict[str, tuple[float, float, float, float]] = {
+    "hard": (100.0, 100.0, 100.0, 0.0),
+    "medium": (85.7, 79.2, 90.2, 0.77),
+    "easy": (38.5, 30.3, 46.4, 4.452),
+}
 STATS_CATCH_UP = 10  # un-analysed finished games analysed per view of a player's page
 
 
@@ -151,8 +160,17 @@ class PlayerStats:
     by_kind: list[KindStats] = field(default_factory=list)
     boxes: list[BoxStats] = field(default_factory=list)
     histogram: SafeString = field(default_factory=lambda: mark_safe(""))
-    trend: SafeString = field(default_factory=lambda: mark_safe(""))
+    trend: SafeString = field(default_factory=lambda: mark_safe(""))  # accuracy over time
     trend_points: list[tuple[str, float]] = field(default_factory=list)
+    luck_trend: SafeString = field(default_factory=lambda: mark_safe(""))
+    luck_points: list[tuple[str, float]] = field(default_factory=list)
+    box_loss_chart: SafeString = field(default_factory=lambda: mark_safe(""))
+    box_loss: list[tuple[str, str, float]] = field(
+        default_factory=list
+    )  # (box, label, loss per game), worst first
+    accuracy: float | None = None  # mean of the per-game accuracies
+    luck: float | None = None  # mean luck per game
+    luck_games: int = 0
     analysed: int = 0
     pending: int = 0
     loss: float | None = None  # average loss per decision over the analysed games
@@ -289,8 +307,63 @@ def _player_stats(seats) -> PlayerStats:
     return stats
 
 
+def bot_accuracy() -> list[dict]:
+    """The computer players' typical accuracy, for the statistics page."""
+    labels = {"easy": _("easy"), "medium": _("medium"), "hard": _("hard")}  # as services.bot_name says
+    return [
+        {
+            "strength": k,
+            "name": _("Computer (%(strength)s)") % {"strength": labels[k]},
+            "median": m,
+            "low": lo,
+            "high": hi,
+            "loss": loss,
+        }
+        for k, (m, lo, hi, loss) in BOT_ACCURACY.items()
+    ]
+
+
+def game_accuracy(s: dict) -> float | None:
+    """A game's accuracy from its stored summary (summaries of version 1 had no turns: none)."""
+    if s.get("accuracy") is not None:
+        return s["accuracy"]
+    return A.accuracy(s["loss"], s["turns"]) if s.get("turns") else None
+
+
+def _buckets(items: list[tuple[Any, float]]) -> list[tuple[str, float]]:
+    """(finished_at, value) in time order -> TREND_BUCKETS points: each group's mean, dated by its end."""
+    n = len(items)
+    buckets = min(TREND_BUCKETS, n)
+    points = []
+    for b in range(buckets):
+        chunk = items[b * n // buckets : (b + 1) * n // buckets]
+        when = chunk[-1][0]
+        points.append((when.strftime("%Y-%m-%d") if when else "", sum(v for _w, v in chunk) / len(chunk)))
+    return points
+
+
+def _trend_chart(points: list[tuple[str, float]], *, name: str, title: str, desc: str, y_label: str, **kw):
+    ticks = [(i, label) for i, (label, _v) in enumerate(points)]
+    if len(ticks) > 6:
+        ticks = ticks[:: -(-len(ticks) // 6)]
+    return mark_safe(
+        charts.line_chart(
+            [charts.Series(name, list(enumerate(v for _l, v in points)), "series-0")],
+            title=title,
+            desc=desc,
+            x_max=max(1, len(points) - 1),
+            x_ticks=ticks,
+            y_label=y_label,
+            **kw,
+        )
+    )
+
+
 def _accuracy(stats: PlayerStats, rows: list[tuple[int, Any, dict]]) -> None:
     per_game = []
+    accuracies: list[tuple[Any, float]] = []
+    lucks: list[tuple[Any, float]] = []
+    box_loss: dict[str, float] = {}
     counts = dict.fromkeys(A.LABELS, 0)
     for seat, finished_at, summary in rows:
         s = (summary or {}).get(str(seat))
@@ -299,44 +372,65 @@ def _accuracy(stats: PlayerStats, rows: list[tuple[int, Any, dict]]) -> None:
         per_game.append((finished_at, s["loss"], s["decisions"]))
         for label in A.LABELS:
             counts[label] += s["counts"].get(label, 0)
+        acc = game_accuracy(s)
+        if acc is not None:
+            accuracies.append((finished_at, acc))
+        if s.get("luck") is not None:
+            lucks.append((finished_at, s["luck"]))
+        for box, loss in (s.get("box_loss") or {}).items():
+            box_loss[box] = box_loss.get(box, 0.0) + loss
     stats.analysed = len(rows)
     stats.counts = counts
     if not per_game:
         return
-    total_loss = sum(g[1] for g in per_game)
     stats.decisions = sum(g[2] for g in per_game)
-    stats.loss = total_loss / stats.decisions
+    stats.loss = sum(g[1] for g in per_game) / stats.decisions
     n = len(per_game)
-    buckets = min(TREND_BUCKETS, n)
-    points = []
-    for b in range(buckets):
-        chunk = per_game[b * n // buckets : (b + 1) * n // buckets]
-        loss = sum(g[1] for g in chunk) / sum(g[2] for g in chunk)
-        when = chunk[-1][0]
-        points.append((when.strftime("%Y-%m-%d") if when else "", loss))
-    stats.trend_points = points
-    ticks = [(i, label) for i, (label, _v) in enumerate(points)]
-    if len(ticks) > 6:
-        ticks = ticks[:: -(-len(ticks) // 6)]
-    stats.trend = mark_safe(
-        charts.line_chart(
-            [
-                charts.Series(
-                    _("Average loss per decision"), list(enumerate(v for _l, v in points)), "series-0"
-                )
-            ],
-            title=_("Average loss per decision over time"),
+    if accuracies:
+        stats.accuracy = sum(v for _w, v in accuracies) / len(accuracies)
+        stats.trend_points = _buckets(accuracies)
+        stats.trend = _trend_chart(
+            stats.trend_points,
+            name=_("Accuracy"),
+            title=_("Accuracy over time"),
             desc=_(
-                "The player's analysed games in order, in %(n)d groups of about equal size: the "
-                "expected points lost per decision in each group (lower is better)."
+                "The player's analysed games in order, in %(n)d groups of about equal size: the mean "
+                "accuracy of each group (100 is optimal play)."
             )
-            % {"n": buckets},
-            x_max=max(1, buckets - 1),
-            x_ticks=ticks,
-            y_label=_("Points lost per decision"),
+            % {"n": len(stats.trend_points)},
+            y_label=_("Accuracy"),
+        )
+    if lucks:
+        stats.luck = sum(v for _w, v in lucks) / len(lucks)
+        stats.luck_games = len(lucks)
+        stats.luck_points = _buckets(lucks)
+        stats.luck_trend = _trend_chart(
+            stats.luck_points,
+            name=_("Luck per game"),
+            title=_("Luck over time"),
+            desc=_(
+                "The player's analysed games in order, in %(n)d groups of about equal size: the mean luck "
+                "of the dice per game in each group, in expected points (0 is average dice)."
+            )
+            % {"n": len(stats.luck_points)},
+            y_label=_("Luck (points)"),
             y_floor=0,
         )
-    )
+    if box_loss:
+        stats.box_loss = sorted(
+            ((b, box_label(b), v / n) for b, v in box_loss.items() if b in Box.__members__),
+            key=lambda r: -r[2],
+        )
+        stats.box_loss_chart = mark_safe(
+            charts.hbar_chart(
+                [(label, round(v, 2)) for _b, label, v in stats.box_loss],
+                title=_("Where the points are lost"),
+                desc=_(
+                    "For each box, the expected points lost per game in the turns that ended in it (holds "
+                    "and the box itself), worst first."
+                ),
+            )
+        )
 
 
 def head_to_head(*, user_id: int, other_ids: Iterable[int]) -> list[HeadToHead]:

@@ -62,7 +62,7 @@ def test_step_through_a_review_with_the_keyboard(page: Page, live_server_url):
     expect(page.locator("#replay")).to_have_attribute("data-step", "0")
 
     # Jump to the hard computer player's last turn from the turn list: a best box, no cost.
-    page.locator("tr[data-turn]").last.get_by_role("link").click()
+    page.locator("tr[data-turn]").last.get_by_role("link").first.click()
     expect(page.locator("#replay [data-label]")).to_have_attribute("data-label", "best")
     last_first = int(page.locator("#replay").get_attribute("data-step"))
     while int(page.locator("#replay").get_attribute("data-step")) < total - 1:
@@ -80,4 +80,35 @@ def test_step_through_a_review_with_the_keyboard(page: Page, live_server_url):
     expect(page).to_have_url(re.compile(r"/games/$"))
     page.go_forward()
     expect(page.locator("#replay")).to_have_attribute("data-step", str(total - 1))
+    assert not [e for e in errors if "Content Security Policy" in e or "Refused" in e], errors
+
+
+def test_switch_to_optimal_play_on_the_same_dice_and_back(page: Page, live_server_url):
+    user = UserFactory()
+    game = make_game([user, "easy"], strengths=["easy", "easy"])
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+
+    log_in(page, live_server_url, user.username)
+    page.goto(f"{live_server_url}/games/{game.pk}/review/")
+    # Luck and skill side by side for both seats, and the chart of both.
+    expect(page.locator("[data-seat-luck]")).to_have_count(2)
+    expect(page.locator("#luck-skill svg polyline")).to_have_count(4)
+    # The computer's fifth turn, on the optimal line: its rolls, holds and box on the same dice.
+    row = page.locator("tr[data-turn]").nth(9)
+    row.locator("[data-optimal-link]").click()
+    expect(page.locator("#replay")).to_have_attribute("data-step", re.compile(r"\d+"))
+    expect(page.locator("#replay [data-optimal-turn]")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"line=optimal"))
+    assert page.locator("#replay [data-optimal-roll]").count() >= 1
+    expect(page.locator("#replay [data-optimal-box]")).to_have_count(1)
+    # Stepping on to the next turn stays on the optimal line.
+    page.locator('#replay [data-replay="next-turn"]').click()
+    expect(page.locator("#replay [data-optimal-turn]")).not_to_have_attribute(
+        "data-optimal-turn", row.get_attribute("data-turn")
+    )
+    # And back to the player's own turn.
+    page.locator('#replay [data-replay="own-line"]').click()
+    expect(page.locator("#replay [data-optimal-turn]")).to_have_count(0)
+    expect(page.locator("#replay [data-roll-luck]").first).to_be_visible()
     assert not [e for e in errors if "Content Security Policy" in e or "Refused" in e], errors
