@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "dicegame.live",
     "dicegame",
     "feedback",
+    "daily",
 ]
 
 MIDDLEWARE = [

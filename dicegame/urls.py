@@ -50,6 +50,7 @@ urlpatterns = [
     path("", include(("dicegame.review_urls", "review"))),
     path("accounts/", include("accounts.urls")),
     path("report/", include(("feedback.urls", "feedback"))),
+    path("daily/", include(("daily.urls", "daily"))),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]
