@@ -6,6 +6,7 @@ from django.test import Client
 
 from accounts.models import Friendship
 from dicegame import dice
+from dicegame.actors import Actor
 from dicegame.models import Game, Player, Turn
 
 PASSWORD = "correct-horse-battery-staple"
@@ -54,6 +55,20 @@ def befriend(a, b) -> Friendship:
     """Make two users friends (stored once, the smaller id first)."""
     low, high = sorted((a, b), key=lambda u: u.pk)
     return Friendship.objects.create(user_low=low, user_high=high)
+
+
+def actor(user) -> Actor:
+    """A logged-in user as the services see them."""
+    return Actor(user_id=user.pk, name=user.username)
+
+
+def client_for(user, language: str | None = None, **kwargs) -> Client:
+    """A test client logged in as the user (in `language`, when given)."""
+    client = Client(**kwargs)
+    assert client.login(username=user.username, password=PASSWORD)
+    if language:
+        client.cookies["django_language"] = language
+    return client
 
 
 def session_cookie(user) -> str:

@@ -16,8 +16,7 @@ from django.utils import timezone, translation
 from dicegame import services
 from dicegame.live import rooms
 from dicegame.models import Game, Player
-from dicegame.services import Actor
-from tests.factories import PASSWORD
+from tests.factories import actor, client_for
 from tests.test_review import make_game
 
 pytestmark = pytest.mark.django_db
@@ -26,17 +25,6 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     cache.clear()
-
-
-def client_for(user, language: str = "en") -> Client:
-    c = Client()
-    assert c.login(username=user.username, password=PASSWORD)
-    c.cookies["django_language"] = language
-    return c
-
-
-def actor(user) -> Actor:
-    return Actor(user_id=user.pk, name=user.username)
 
 
 def history_row(html: str, game_id: int) -> str:

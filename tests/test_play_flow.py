@@ -15,21 +15,10 @@ from django.utils import timezone
 from dicegame.asgi import application
 from dicegame.live import pushes, rooms
 from dicegame.models import Game, Turn
-from dicegame.services import Actor
 from tests import factories
-from tests.factories import PASSWORD, UserFactory, befriend
+from tests.factories import UserFactory, actor, befriend, client_for
 
 HX = {"HTTP_HX_REQUEST": "true"}
-
-
-def actor(user) -> Actor:
-    return Actor(user_id=user.pk, name=user.username)
-
-
-def client_for(user) -> Client:
-    client = Client()
-    assert client.login(username=user.username, password=PASSWORD)
-    return client
 
 
 def current(game_id: int) -> Turn:

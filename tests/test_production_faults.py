@@ -40,7 +40,6 @@ from dicegame.live import presence, rooms
 from dicegame.live.models import Connection, ServerProcess
 from dicegame.models import Game, Player, Turn
 from dicegame.scoring import Box
-from dicegame.services import Actor
 from tests.daphne_servers import (
     FAST_PRESENCE,
     ROOT,
@@ -50,7 +49,7 @@ from tests.daphne_servers import (
     in_db,
     wait_until,
 )
-from tests.factories import UserFactory, session_cookie
+from tests.factories import UserFactory, actor, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -63,10 +62,6 @@ BOX_ORDER = [
     Box.CHANCE, Box.ONES, Box.TWOS, Box.THREES, Box.FOURS, Box.FIVES, Box.SIXES, Box.THREE_OF_A_KIND,
     Box.FOUR_OF_A_KIND, Box.FULL_HOUSE, Box.SMALL_STRAIGHT, Box.LARGE_STRAIGHT, Box.PENTA,
 ]  # fmt: skip
-
-
-def actor(user) -> Actor:
-    return Actor(user_id=user.pk, name=user.username)
 
 
 def friends_game(host, guest, *, turn_seconds: int = 0) -> Game:

@@ -12,7 +12,6 @@ from datetime import timedelta
 
 import pytest
 from django.core.cache import cache
-from django.test import Client
 from django.utils import timezone
 
 from dicegame import selectors, services
@@ -22,8 +21,7 @@ from dicegame.review import leaderboards as boards_module
 from dicegame.review import records
 from dicegame.review import stats as statistics
 from dicegame.scoring import Box
-from dicegame.services import Actor
-from tests.factories import PASSWORD, UserFactory, befriend
+from tests.factories import UserFactory, actor, befriend, client_for
 from tests.test_stats import sheet_with, stats_game
 
 pytestmark = pytest.mark.django_db
@@ -33,16 +31,6 @@ LIMIT = records.STAND_IN_TURN_LIMIT
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     cache.clear()
-
-
-def actor(user) -> Actor:
-    return Actor(user_id=user.pk, name=user.username)
-
-
-def client_for(user) -> Client:
-    c = Client()
-    assert c.login(username=user.username, password=PASSWORD)
-    return c
 
 
 def mark_stand_in_turns(game: Game, user, n: int) -> None:

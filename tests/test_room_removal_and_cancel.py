@@ -1,14 +1,13 @@
 """Rooms before the start: removal is final, a new invitation link, cancelling a room."""
 
 import pytest
-from django.test import Client
 
 from accounts.selectors import game_invitations_pending
 from dicegame import selectors, services
 from dicegame.live import rooms
 from dicegame.models import Game, Invitation
-from dicegame.services import Actor, GameActionError, GameNotFound
-from tests.factories import PASSWORD, UserFactory, befriend
+from dicegame.services import GameActionError, GameNotFound
+from tests.factories import UserFactory, actor, befriend, client_for
 from tests.test_services import snapshot
 
 pytestmark = pytest.mark.django_db
@@ -16,16 +15,6 @@ HX = {"HTTP_HX_REQUEST": "true"}
 REMOVED = "The host removed you from this room."
 REMOVED_NL = "De organisator heeft je uit dit spel verwijderd."
 CANCELLED = "The host cancelled this room."
-
-
-def actor(user) -> Actor:
-    return Actor(user_id=user.pk, name=user.username)
-
-
-def client_for(user, **kwargs) -> Client:
-    c = Client(**kwargs)
-    assert c.login(username=user.username, password=PASSWORD)
-    return c
 
 
 def room_snapshot(game_id: int) -> tuple:

@@ -10,21 +10,11 @@ from dicegame import services
 from dicegame.live import presence, rooms
 from dicegame.models import Game, Invitation, Turn
 from dicegame.services import Actor, GameActionError, GameNotFound
-from tests.factories import PASSWORD, UserFactory, befriend
+from tests.factories import UserFactory, actor, befriend, client_for
 from tests.test_services import current, snapshot
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
-
-
-def actor(user) -> Actor:
-    return Actor(user_id=user.pk, name=user.username)
-
-
-def client_for(user) -> Client:
-    c = Client()
-    assert c.login(username=user.username, password=PASSWORD)
-    return c
 
 
 def started_two_player_game(host, friend, turn_seconds=60):

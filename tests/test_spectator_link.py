@@ -12,23 +12,12 @@ from django.test import Client
 from dicegame.asgi import application
 from dicegame.live import rooms
 from dicegame.models import Game
-from dicegame.services import Actor
-from tests.factories import PASSWORD, UserFactory, befriend
+from tests.factories import UserFactory, actor, befriend, client_for
 from tests.test_review import make_game
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
 ORIGIN = (b"origin", b"http://localhost")
-
-
-def actor(user) -> Actor:
-    return Actor(user_id=user.pk, name=user.username)
-
-
-def client_for(user) -> Client:
-    c = Client()
-    assert c.login(username=user.username, password=PASSWORD)
-    return c
 
 
 def started_game() -> Game:
