@@ -380,3 +380,12 @@ def test_the_bot_accuracy_figures_order_the_strengths():
     assert figures["hard"][0] == 100.0 > figures["medium"][0] > figures["easy"][0]
     for median, low, high, _loss in figures.values():
         assert low <= median <= high
+
+
+def test_head_to_head_reads_a_fixed_number_of_queries(user, django_assert_max_num_queries):
+    """Paired in Python from four indexed reads: correlated subqueries per game pair were quadratic."""
+    friend = UserFactory()
+    bulk_history(user, 300, opponent=friend, analysed=True)
+    with django_assert_max_num_queries(4):
+        [h2h] = statistics.head_to_head(user_id=user.pk, other_ids=[friend.pk])
+    assert h2h.games == 100 and h2h.wins + h2h.losses + h2h.shared == 100  # the friends games of the mix
