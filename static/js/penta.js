@@ -24,8 +24,13 @@
   let inflight = null; // {xhr, key, since}
   const queued = [];
   let lastRollAt = 0;
+  let lastRollTurn = null;
   let cooling = null;
 
+  function turnShown() {
+    const field = document.querySelector('#game-form input[name="turn"]');
+    return field ? field.value : null;
+  }
   // #game[data-busy] while an action is on its way (for the cursor, and for tests to wait on).
   function markBusy(on) {
     const game = document.getElementById("game");
@@ -36,6 +41,7 @@
 
   function rollPressed() {
     lastRollAt = Date.now();
+    lastRollTurn = turnShown();
     const game = document.getElementById("game");
     if (!game) return;
     game.dataset.rollCooling = "";
@@ -73,7 +79,10 @@
     if (inflight && Date.now() - inflight.since > STUCK_MS) release(inflight.xhr, true);
     if (key === "roll") {
       const rolling = (inflight && inflight.key === "roll") || queued.indexOf("roll") >= 0;
-      if (rolling || Date.now() - lastRollAt < ROLL_GUARD_MS) {
+      // Only within a turn: the first roll of the next one (the computer may play in between, in a
+      // moment, after "Speed up") is never a double click.
+      const doubled = Date.now() - lastRollAt < ROLL_GUARD_MS && lastRollTurn === turnShown();
+      if (rolling || doubled) {
         event.preventDefault();
         return;
       }
