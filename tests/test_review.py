@@ -436,3 +436,8 @@ def test_luck_skill_and_the_optimal_line_speak_dutch(user, user_client, vs_hard)
     assert "Toon de beurt van de speler" in html and "Optimaal eindtotaal met deze dobbelstenen" in html
     html = user_client.get(f"/players/{user.username}/").content.decode()
     assert "Wat nauwkeurigheid betekent" in html and "Nauwkeurigheid door de tijd" in html
+
+
+def test_no_template_comment_leaks_into_the_page(user_client, vs_hard):
+    html = user_client.get(f"/games/{vs_hard.pk}/review/").content.decode()
+    assert "{#" not in html and "#}" not in html and "{%" not in html

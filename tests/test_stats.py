@@ -364,8 +364,8 @@ def test_accuracy_luck_and_the_boxes_where_points_are_lost(user, user_client):
     assert stats.box_loss[0][2] == pytest.approx(9.0)
     html = user_client.get(f"/players/{user.username}/").content.decode()
     for chart in ("accuracy", "luck", "box-loss"):
-        figure = re.search(rf'data-chart="{chart}">(.*?)</figure>', html, re.S).group(1)
-        assert figure.startswith("<svg") and "<script" not in figure
+        figure = re.search(rf'data-chart="{chart}"><figcaption>[^<]+</figcaption>(.*?)</figure>', html, re.S)
+        assert figure.group(1).startswith("<svg") and "<script" not in figure.group(1)
     assert f'data-stat="accuracy">{A.accuracy(12.0, 13):.1f}<' in html
     assert 'data-stat="luck">-3.0<' in html
     # The yardstick: the computer players' typical accuracy, and what accuracy means.

@@ -395,7 +395,7 @@ def game_review(
         step=current,
         chart=value_chart(data, players, marker_x=marker),
         thresholds=thresholds(),
-        luck_chart=luck_chart(data, players, marker_x=marker),
+        luck_chart=luck_chart(data, players),  # outside the replay: no marker to keep in step
         line=line_kind,
         optimal_turn=optimal_turn,
     )
