@@ -369,3 +369,40 @@ def test_a_lost_or_late_answer_in_a_solo_game_is_made_good(
     expect(die(page, 1)).to_have_attribute("aria-pressed", "true")
     converged(page, game_id)
     assert current(game_id).held[0] is True
+
+
+# -- defect 9: a full room's link, a removed player ---------------------------------------------------
+
+
+def test_a_full_rooms_link_offers_only_watching(browser: Browser, live_server_url: str, viewport: dict):
+    host, friend, stranger = (
+        UserFactory(username="hana"),
+        UserFactory(username="femke"),
+        UserFactory(username="sam"),
+    )
+    befriend(host, friend)
+    room = rooms.room_create(actor=actor(host), seats=2, turn_seconds=0)
+    rooms.room_invite(game_id=room.pk, actor=actor(host), username=friend.username)
+    rooms.room_accept_invitation(game_id=room.pk, actor=actor(friend))
+    page = log_in(browser, live_server_url, stranger, viewport)
+    page.goto(f"{live_server_url}/games/join/{room.invite_token}/")
+    expect(page.locator("[data-room-full]")).to_contain_text("This room is full")
+    expect(page.get_by_role("button", name="Take a seat")).to_have_count(0)
+    page.locator("[data-watch-link]").click()
+    expect(page.locator("#lobby")).to_be_visible()
+    expect(page.get_by_role("button", name="Take a seat")).to_have_count(0)
+
+
+def test_a_removed_player_is_told_on_their_screen(browser: Browser, live_server_url: str, viewport: dict):
+    host, joiner = UserFactory(username="hana"), UserFactory(username="sam")
+    room = rooms.room_create(actor=actor(host), seats=3, turn_seconds=0)
+    rooms.room_join_by_link(token=room.invite_token, actor=actor(joiner))
+    page = log_in(browser, live_server_url, joiner, viewport)
+    page.goto(f"{live_server_url}/games/{room.pk}/")
+    expect(page.locator("#lobby")).to_contain_text("sam")
+    # The host frees the seat from their own screen (through the live server, so the push is real).
+    host_page = log_in(browser, live_server_url, host, viewport)
+    host_page.goto(f"{live_server_url}/games/{room.pk}/")
+    host_page.get_by_role("button", name="Free the seat of sam").click()
+    expect(host_page.locator("#lobby")).not_to_contain_text("sam")
+    expect(page.locator("#messages")).to_contain_text("The host removed you from this room.")
