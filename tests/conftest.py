@@ -80,13 +80,12 @@ def _fresh_channel_layer():
     channel_layers.backends = {}
 
 
-def forget_login_failures() -> None:
-    """Delete the login throttle's counters (django-axes' "axes-*" keys) from the cache, and only
-    them: a shared Redis also carries the channel layer, and this run's other keys stay."""
-    from axes.helpers import get_cache
-
-    cache = get_cache()
-    pattern = cache.make_key("axes-*")
+def forget_cached(cache=None, key: str = "*") -> None:
+    """Delete this test run's cache keys matching `key`, and only them. Not `cache.clear()`: on Redis it
+    flushes the whole database, the other xdist worker's keys (its login counters mid-test) included."""
+    if cache is None:
+        from django.core.cache import cache
+    pattern = cache.make_key(key)
     if hasattr(cache._cache, "get_client"):  # Django's RedisCache
         client = cache._cache.get_client(write=True)
         keys = list(client.scan_iter(match=pattern))
@@ -96,6 +95,14 @@ def forget_login_failures() -> None:
         for made in list(getattr(cache, "_cache", {})):
             if fnmatch.fnmatchcase(made, pattern):
                 cache.delete(made.split(":", 2)[2])
+
+
+def forget_login_failures() -> None:
+    """Delete the login throttle's counters (django-axes' "axes-*" keys) from the cache, and only
+    them: a shared Redis also carries the channel layer, and this run's other keys stay."""
+    from axes.helpers import get_cache
+
+    forget_cached(get_cache(), "axes-*")
 
 
 @pytest.fixture(autouse=True)

@@ -9,13 +9,13 @@ import re
 from datetime import timedelta
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone, translation
 
 from dicegame import services
 from dicegame.live import rooms
 from dicegame.models import Game, Player
+from tests.conftest import forget_cached
 from tests.factories import actor, client_for
 from tests.test_review import make_game
 
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    cache.clear()
+    forget_cached()
 
 
 def history_row(html: str, game_id: int) -> str:

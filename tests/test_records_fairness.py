@@ -11,7 +11,6 @@ import io
 from datetime import timedelta
 
 import pytest
-from django.core.cache import cache
 from django.utils import timezone
 
 from dicegame import selectors, services
@@ -21,6 +20,7 @@ from dicegame.review import leaderboards as boards_module
 from dicegame.review import records
 from dicegame.review import stats as statistics
 from dicegame.scoring import Box
+from tests.conftest import forget_cached
 from tests.factories import UserFactory, actor, befriend, client_for
 from tests.test_stats import sheet_with, stats_game
 
@@ -30,7 +30,7 @@ LIMIT = records.STAND_IN_TURN_LIMIT
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    cache.clear()
+    forget_cached()
 
 
 def mark_stand_in_turns(game: Game, user, n: int) -> None:

@@ -17,6 +17,7 @@ from dicegame import computer, services
 from dicegame.models import Game, GameAnalysis, Player, Turn
 from dicegame.review import analysis_store, replay
 from dicegame.scoring import Box, Scoresheet
+from tests.conftest import forget_cached
 from tests.factories import GameFactory, PlayerFactory, UserFactory
 from tests.test_analysis import bot_game_logs
 
@@ -26,9 +27,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     """Statistics are cached by what they depend on; ids repeat between tests, so start empty."""
-    from django.core.cache import cache
-
-    cache.clear()
+    forget_cached()
 
 
 HX = {"HTTP_HX_REQUEST": "true"}

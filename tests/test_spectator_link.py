@@ -6,12 +6,12 @@ import re
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.core.cache import cache
 from django.test import Client
 
 from dicegame.asgi import application
 from dicegame.live import rooms
 from dicegame.models import Game
+from tests.conftest import forget_cached
 from tests.factories import UserFactory, actor, befriend, client_for
 from tests.test_review import make_game
 
@@ -44,7 +44,7 @@ def room(db):
 @pytest.fixture
 def finished(db):
     """A finished game against friends with an invitation link."""
-    cache.clear()
+    forget_cached()
     game = make_game([UserFactory(), UserFactory()], kind=Game.Kind.FRIENDS)
     Game.objects.filter(pk=game.pk).update(invite_token="a-link-token-of-a-finished-game-0123456789")
     game.refresh_from_db()

@@ -17,6 +17,7 @@ from dicegame.models import Game, GameAnalysis, Player
 from dicegame.review import leaderboards as boards_module
 from dicegame.review import stats as statistics
 from dicegame.scoring import Box, Scoresheet
+from tests.conftest import forget_cached
 from tests.factories import UserFactory, befriend
 from tests.test_review import make_game
 
@@ -26,9 +27,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     """Statistics are cached by what they depend on; ids repeat between tests, so start empty."""
-    from django.core.cache import cache
-
-    cache.clear()
+    forget_cached()
 
 
 UPPER_CHOICES = {b: [b.face * k for k in range(6)] for b in Box if b.is_upper}
