@@ -9,6 +9,7 @@ colour-contrast rule, hence these tests."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -368,6 +369,17 @@ NEXT_FRAMES = (
 )
 
 
+def wait_for_tumbles(page: Page, count: int, timeout_s: float = 10) -> None:
+    """Poll from the test, not with wait_for_function: that evaluates a string in the page, which the
+    page's CSP (no unsafe-eval) refuses."""
+    deadline = time.monotonic() + timeout_s
+    while page.evaluate("window.tumbles.length") < count:
+        assert time.monotonic() < deadline, (
+            f"fewer than {count} dice tumbled: {page.evaluate('window.tumbles')}"
+        )
+        page.wait_for_timeout(50)
+
+
 def test_rolled_dice_tumble_once_per_roll_and_never_with_reduced_motion(
     browser: Browser, live_server_url: str
 ):
@@ -377,7 +389,7 @@ def test_rolled_dice_tumble_once_per_roll_and_never_with_reduced_motion(
     start_solo(page, live_server_url)
     page.evaluate(TRACK_TUMBLES)
     roll(page)
-    page.wait_for_function("window.tumbles.length >= 5")
+    wait_for_tumbles(page, 5)
     assert sorted(page.evaluate("window.tumbles")) == ["1", "2", "3", "4", "5"]
     die = page.locator('[data-die="1"]')
     expect(die).to_have_class(re.compile(r"\broll-1\b"))
@@ -389,7 +401,7 @@ def test_rolled_dice_tumble_once_per_roll_and_never_with_reduced_motion(
     assert page.evaluate("window.tumbles") == [], "a hold replayed the roll's tumble"
 
     roll(page)
-    page.wait_for_function("window.tumbles.length >= 4")
+    wait_for_tumbles(page, 4)
     page.evaluate(NEXT_FRAMES)
     assert sorted(page.evaluate("window.tumbles")) == ["2", "3", "4", "5"]
     expect(page.locator('[data-die="2"]')).to_have_class(re.compile(r"\broll-2\b"))

@@ -20,6 +20,7 @@ from dicegame.live import rooms
 from dicegame.models import Game, Turn
 from dicegame.services import Actor
 from tests.factories import PASSWORD, UserFactory, befriend
+from tests.test_review import make_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
 WAIT_MS = 20_000
@@ -216,9 +217,10 @@ def test_hundreds_of_fast_taps_with_lost_and_late_answers_never_wedge_the_page(
         elif count["n"] % 19 == 0:
             route.abort("connectionreset")  # lost on the way: the server never sees it
         elif count["n"] % 23 == 0:
-            page.wait_for_timeout(2000)  # beyond the page's timeout: given up, then resynced
+            # Beyond the page's timeout: given up, then resynced (and the page may be gone by then).
             with contextlib.suppress(PlaywrightError):
-                route.continue_()  # the page gave up on it already
+                page.wait_for_timeout(2000)
+                route.continue_()
         else:
             route.continue_()
 
@@ -357,8 +359,8 @@ def test_a_lost_or_late_answer_in_a_solo_game_is_made_good(
     converged(page, game_id)
 
     def late(route: Route) -> None:
-        page.wait_for_timeout(2500)  # the page stops waiting at 1.5 s
-        with contextlib.suppress(PlaywrightError):
+        with contextlib.suppress(PlaywrightError):  # the page may be gone by then
+            page.wait_for_timeout(2500)  # the page stops waiting at 1.5 s
             route.continue_()
 
     page.route(re.compile(r"/games/\d+/roll/"), late)
@@ -408,3 +410,21 @@ def test_a_removed_player_is_told_on_their_screen(browser: Browser, live_server_
     host_page.get_by_role("button", name="Free the seat of sam").click()
     expect(host_page.locator("#lobby")).not_to_contain_text("sam")
     expect(page.locator("#messages")).to_contain_text("The host removed you from this room.")
+
+
+def test_stepping_through_a_review_adds_no_history_entries(
+    browser: Browser, live_server_url: str, viewport: dict
+):
+    """Back leaves the review at once, however many decisions were stepped through (the address follows
+    the step in place)."""
+    user = UserFactory(username="rita")
+    game = make_game([user, "hard"])
+    page = log_in(browser, live_server_url, user, viewport)
+    page.goto(f"{live_server_url}/games/")
+    page.goto(f"{live_server_url}/games/{game.pk}/review/")
+    for step in (1, 2, 3):
+        page.locator('#replay [data-replay="next"]').click()
+        expect(page.locator("#replay")).to_have_attribute("data-step", str(step))
+    expect(page).to_have_url(re.compile(r"\?step=3$"))
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/games/$"))
