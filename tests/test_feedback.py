@@ -1,8 +1,6 @@
 """Report a problem: the form from every page and every game page, the context the server fills in
 (and drops when it may not be trusted), the rate limits, and the admin's list."""
 
-import fnmatch
-
 import pytest
 from django.core.cache import cache
 from django.test import Client
@@ -10,6 +8,7 @@ from django.urls import reverse
 
 from dicegame import services
 from feedback.models import Report
+from tests.conftest import forget_cached
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -20,16 +19,7 @@ FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.
 def forget_report_counters() -> None:
     """Delete the report limits' counters ("penta:reports:*"), and only them: a shared Redis also
     carries the channel layer and the other tests' keys."""
-    pattern = cache.make_key("penta:reports:*")
-    if hasattr(cache._cache, "get_client"):  # Django's RedisCache
-        client = cache._cache.get_client(write=True)
-        keys = list(client.scan_iter(match=pattern))
-        if keys:
-            client.delete(*keys)
-    else:  # LocMemCache: its keys are made as PREFIX:VERSION:KEY
-        for made in list(getattr(cache, "_cache", {})):
-            if fnmatch.fnmatchcase(made, pattern):
-                cache.delete(made.split(":", 2)[2])
+    forget_cached(cache, "penta:reports:*")
 
 
 @pytest.fixture(autouse=True)
