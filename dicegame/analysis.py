@@ -255,7 +255,7 @@ def analyse_game(
     strategy: Strategy | None = None,
     *,
     seed: str | None = None,
-    game: int | None = None,
+    game: int | str | None = None,
 ) -> dict:
     """Every seat's decisions, values and summary.
 
@@ -361,7 +361,7 @@ def held_positions(dice: Sequence[int], keep: Sequence[int]) -> list[bool]:
     return held
 
 
-def optimal_line(strategy: Strategy, seed: str, game: int, *, seat: int, seat_count: int) -> dict:
+def optimal_line(strategy: Strategy, seed: str, game: int | str, *, seat: int, seat_count: int) -> dict:
     """The optimal player on this seat's own dice: its 13 turns at the seat's slots (turn numbers
     slot_turn(round, seat, seat_count), rolls 1-3, dice 1-5 of the game's seed), holding the leftmost
     dice of each best keep and stopping when the best keep is all five.

@@ -4,7 +4,9 @@ When a game starts the server draws a 32-byte seed and publishes its SHA-256 com
 HMAC-SHA256(key=seed, message="penta/v1/{game}/{turn}/{roll}/{die}/{attempt}"), read byte by byte:
 the first byte below 252 (= 6 * 42) gives the face `byte % 6 + 1`, so every face has probability
 exactly 1/6; bytes 252-255 are skipped (and, in the astronomically rare case that all 32 are, the
-attempt counter moves on). When the game ends the seed is revealed, and anyone can recompute the
+attempt counter moves on). `{game}` is the game's id, except in a daily challenge, where every player
+shares the day's seed and `{game}` is the day's ISO date ("2026-11-30"), so everyone gets the same face at
+the same slot. When the game ends the seed is revealed (a daily seed when its day ends), and anyone can recompute the
 commitment and every die with nothing but the standard library. Pure Python, no Django.
 """
 
@@ -28,9 +30,9 @@ def commitment(seed: str) -> str:
     return hashlib.sha256(bytes.fromhex(seed)).hexdigest()
 
 
-def die_value(seed: str, game: int, turn: int, roll: int, die: int) -> int:
+def die_value(seed: str, game: int | str, turn: int, roll: int, die: int) -> int:
     """The face of die `die` (1-5) on roll `roll` (1-3) of turn `turn` (1-based, counted over the
-    whole game) of game `game`."""
+    whole game) of game `game` (its id, or a daily challenge's ISO date)."""
     key = bytes.fromhex(seed)
     attempt = 0
     while True:
@@ -42,7 +44,7 @@ def die_value(seed: str, game: int, turn: int, roll: int, die: int) -> int:
 
 
 def roll_dice(
-    seed: str, game: int, turn: int, roll: int, previous: tuple[int, ...] | None, held: tuple[bool, ...]
+    seed: str, game: int | str, turn: int, roll: int, previous: tuple[int, ...] | None, held: tuple[bool, ...]
 ) -> tuple[int, ...]:
     """The five dice after roll `roll`: held dice keep their face, the others take their derived face."""
     return tuple(
@@ -51,7 +53,7 @@ def roll_dice(
     )
 
 
-def check_turn(seed: str, game: int, turn: int, rolls: list[dict]) -> list[str]:
+def check_turn(seed: str, game: int | str, turn: int, rolls: list[dict]) -> list[str]:
     """Recompute a logged turn's rolls; returns what disagrees (nothing for an honest log).
 
     `rolls` is the turn log: [{"dice": [five faces], "held": [five booleans]}, ...]."""

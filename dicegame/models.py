@@ -39,6 +39,12 @@ class Game(models.Model):
     version = models.PositiveIntegerField(default=0)
     # Set once the optimal-play hints were shown to a player of this game (marked in history).
     hints_used = models.BooleanField(default=False)
+    # A rated game between people moves their Glicko-2 ratings (`ratings`); the host chooses it for a
+    # room, and hints are off in it.
+    rated = models.BooleanField(default=False)
+    # The daily challenge's game of this Europe/Amsterdam date (`daily`): a solo game whose dice come from
+    # the day's seed, the same for everyone, so its dice namespace is the date instead of the game id.
+    daily_date = models.DateField(null=True, blank=True, db_index=True)
     # Games against friends: the host, the number of seats, the turn timer and the invitation link.
     host = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -76,6 +82,12 @@ class Game(models.Model):
     def rematch_yes_count(self) -> int:
         """How many players said yes to a rematch (a finished page shows the change when it moves)."""
         return self.players.filter(rematch_accepted=True).count()
+
+    @property
+    def dice_namespace(self) -> int | str:
+        """The `game` part of the dice recipe's message: the game id, or for a daily challenge its date
+        (ISO), so that every player of the day gets the same face at the same (turn, roll, die) slot."""
+        return self.daily_date.isoformat() if self.daily_date else self.pk
 
     @property
     def is_open(self) -> bool:

@@ -272,7 +272,7 @@ def _roll(game: Game, t: Turn) -> None:
     if all(held):
         raise GameActionError(_("All five dice are held: release at least one to roll."))
     previous = tuple(t.dice) if t.dice else None
-    new_dice = dice.roll_dice(game.seed, game.pk, t.number, t.rolls_used + 1, previous, held)
+    new_dice = dice.roll_dice(game.seed, game.dice_namespace, t.number, t.rolls_used + 1, previous, held)
     t.rolls = [*t.rolls, {"dice": list(new_dice), "held": list(held)}]
     t.dice = list(new_dice)
     t.held = list(held)

@@ -23,7 +23,7 @@ class Command(BaseCommand):
             problems.append("the seed does not match the commitment shown at the start")
         turns = list(game.turns.order_by("number"))
         for turn in turns:
-            problems += dice.check_turn(game.seed, game.pk, turn.number, turn.rolls)
+            problems += dice.check_turn(game.seed, game.dice_namespace, turn.number, turn.rolls)
         rolls = sum(len(t.rolls) for t in turns)
         if problems:
             for problem in problems:
