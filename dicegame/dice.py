@@ -6,8 +6,8 @@ the first byte below 252 (= 6 * 42) gives the face `byte % 6 + 1`, so every face
 exactly 1/6; bytes 252-255 are skipped (and, in the astronomically rare case that all 32 are, the
 attempt counter moves on). `{game}` is the game's id, except in a daily challenge, where every player
 shares the day's seed and `{game}` is the day's ISO date ("2026-11-30"), so everyone gets the same face at
-the same slot. When the game ends the seed is revealed (a daily seed when its day ends), and anyone can recompute the
-commitment and every die with nothing but the standard library. Pure Python, no Django.
+the same slot. When the game ends the seed is revealed (a daily seed when its day ends), and anyone can
+recompute the commitment and every die with nothing but the standard library. Pure Python, no Django.
 """
 
 from __future__ import annotations

@@ -63,7 +63,9 @@ def _completed_turns(game_ids: Iterable[int]) -> dict[int, list[dict]]:
 def compute_analysis(game: Game, players: list[Player], turns: list[dict]) -> dict:
     seat_of = {p.pk: p.seat for p in players}
     # With the seed (revealed now the game is over), the optimal player replays each seat's own dice.
-    return A.analyse_game(_turn_logs(turns, seat_of), [p.seat for p in players], seed=game.seed, game=game.dice_namespace)
+    return A.analyse_game(
+        _turn_logs(turns, seat_of), [p.seat for p in players], seed=game.seed, game=game.dice_namespace
+    )
 
 
 def _store(game: Game, data: dict) -> GameAnalysis:
