@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "dicegame",
     "feedback",
     "daily",
+    "ratings",
 ]
 
 MIDDLEWARE = [
