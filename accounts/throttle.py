@@ -5,9 +5,16 @@ refused for a while, the right password too, before any password is hashed.
 django-axes gives one failure limit for all its counters; here each has its own (a few per account,
 more per address: a household or an office shares one), so the handler compares each counter with
 its limit. See "Security" in the README.
+
+When the shared cache (Redis) cannot be reached, the counters fall back to this process's memory: logins
+keep working and are still throttled, per process, instead of every login answering 500 until Redis is
+back (a failed cache call is logged, at most once a minute).
 """
 
 from __future__ import annotations
+
+import logging
+import time
 
 from asgiref.sync import sync_to_async
 from axes.backends import AxesStandaloneBackend
@@ -16,11 +23,56 @@ from axes.helpers import get_client_cache_keys
 from axes.signals import user_locked_out
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
+from django.core.cache.backends.locmem import LocMemCache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import ngettext
 
 ACCOUNT_PREFIX = "account:"
+
+logger = logging.getLogger(__name__)
+# Only the shared cache's own failures (the server gone, a timeout) fall back; a bug still raises.
+try:
+    from redis.exceptions import RedisError as _CacheDown
+except ImportError:  # pragma: no cover - redis is a dependency of the production set-up
+    _CacheDown = OSError
+
+
+class FallbackCache:
+    """The cache calls axes makes (get, add, incr, touch, delete), on the shared cache, or on a
+    process-local one while the shared cache is unreachable."""
+
+    LOG_EVERY = 60.0  # seconds between two log lines about the same outage
+
+    def __init__(self, primary, fallback=None):
+        self.primary = primary
+        self.fallback = fallback or LocMemCache("login-throttle-fallback", {})
+        self._logged_at = float("-inf")
+
+    def _call(self, name: str, *args, **kwargs):
+        try:
+            return getattr(self.primary, name)(*args, **kwargs)
+        except (_CacheDown, OSError) as exc:
+            now = time.monotonic()
+            if now - self._logged_at >= self.LOG_EVERY:
+                self._logged_at = now
+                logger.warning("login throttle: shared cache unreachable (%s); counting in memory", exc)
+            return getattr(self.fallback, name)(*args, **kwargs)
+
+    def get(self, key, default=None):
+        return self._call("get", key, default)
+
+    def add(self, key, value, timeout=None):
+        return self._call("add", key, value, timeout)
+
+    def incr(self, key, delta=1):
+        return self._call("incr", key, delta)
+
+    def touch(self, key, timeout=None):
+        return self._call("touch", key, timeout)
+
+    def delete(self, key):
+        return self._call("delete", key)
 
 
 def client_address(request: HttpRequest) -> str | None:
@@ -44,6 +96,10 @@ def _limits() -> tuple[int, int]:
 class LoginThrottleHandler(AxesCacheHandler):
     """Axes' cache handler with a limit per counter; a successful login clears only its account's
     counter (clearing the address's too would let anyone with one account reset it at will)."""
+
+    def __init__(self):
+        super().__init__()
+        self.cache = FallbackCache(self.cache)
 
     def _over_limit(self, request: HttpRequest, credentials: dict | None) -> bool:
         account, address = get_client_cache_keys(request, credentials)  # AXES_LOCKOUT_PARAMETERS order

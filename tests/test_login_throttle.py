@@ -182,3 +182,33 @@ def test_an_operator_can_lift_a_lockout_with_axes_commands():
     assert attempt("joop", PASSWORD, address="10.8.8.8").status_code == 429  # the address still is
     call_command("axes_reset_ip", "10.8.8.8", stdout=io.StringIO())
     assert is_logged_in(attempt("joop", PASSWORD, address="10.8.8.8"))
+
+
+@pytest.fixture
+def shared_cache_down():
+    """The shared cache is a Redis nobody listens on (port 1): every call to it fails at once."""
+    from axes.handlers.proxy import AxesProxyHandler
+
+    dead = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+            "OPTIONS": {"socket_timeout": 1, "socket_connect_timeout": 1},
+        }
+    }
+    with override_settings(CACHES=dead):  # Django rebuilds its cache handlers on the change
+        AxesProxyHandler.get_implementation(force=True)  # the handler keeps the cache it was built with
+        yield
+    AxesProxyHandler.get_implementation(force=True)
+
+
+def test_a_login_works_and_is_still_throttled_while_the_shared_cache_is_down(shared_cache_down, caplog):
+    user = UserFactory()
+    assert is_logged_in(attempt(user.username, PASSWORD))  # was a 500: the counters could not be read
+
+    for _ in range(PER_ACCOUNT - 1):
+        assert attempt(user.username, "wrong", address="10.9.9.9").status_code == 400  # a form error
+    assert attempt(user.username, "wrong", address="10.9.9.9").status_code == 429
+    refused = attempt(user.username, PASSWORD, address="10.9.9.10")
+    assert refused.status_code == 429 and LOCKED in refused.content.decode()
+    assert "shared cache unreachable" in caplog.text
