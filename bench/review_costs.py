@@ -35,46 +35,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from dicegame import analysis as A  # noqa: E402
-from dicegame.dice import roll_dice  # noqa: E402
-from dicegame.scoring import Scoresheet  # noqa: E402
-from dicegame.strategy import Bot, Strategy  # noqa: E402
-from dicegame.strategy.simulate import held_flags, seed_from_number  # noqa: E402
+from dicegame import bot_games  # noqa: E402
+from dicegame.strategy import Strategy  # noqa: E402
+from dicegame.strategy.simulate import seed_from_number  # noqa: E402
 
 LINE_UP = ["hard", "medium", "easy", "medium"]
 
 
 def bot_game(strengths: list[str], seed: str, game: int) -> list[A.TurnLog]:
     """A whole game of bots in seat order with the server's dice recipe, as the stored turn log."""
-    bots = [Bot(s) for s in strengths]
-    sheets = [Scoresheet() for _ in strengths]
-    logs, number = [], 0
-    for rnd in range(1, 14):
-        for seat, bot in enumerate(bots):
-            number += 1
-            dice = roll_dice(seed, game, number, 1, None, (False,) * 5)
-            rolls = [{"dice": list(dice), "held": [False] * 5}]
-            for r in (2, 3):
-                keep = bot.choose_keep(sheets[seat], dice, 4 - r)
-                if len(keep) == 5:
-                    break
-                held = held_flags(dice, keep)
-                dice = roll_dice(seed, game, number, r, dice, held)
-                rolls.append({"dice": list(dice), "held": list(held)})
-            box = bot.choose_box(sheets[seat], dice)
-            before = sheets[seat]
-            sheets[seat] = before.place(box, dice)
-            logs.append(
-                A.TurnLog(
-                    number,
-                    rnd,
-                    seat,
-                    rolls,
-                    box.name,
-                    sheets[seat].boxes[box],
-                    sheets[seat].penta_bonus - before.penta_bonus,
-                )
-            )
-    return logs
+    return bot_games.bot_game(strengths, seed, game).logs
 
 
 def p90(values: list[float]) -> float:

@@ -46,48 +46,16 @@ TEMPLATES = 12
 def template_games(count: int) -> list[tuple[list[str], list, dict]]:
     """`count` real games: (strengths by seat, turn logs, analysis summaries)."""
     from dicegame import analysis as A
-    from dicegame.dice import new_seed, roll_dice
-    from dicegame.scoring import Scoresheet
-    from dicegame.strategy import Bot
-    from dicegame.strategy.simulate import held_flags
+    from dicegame.bot_games import bot_game
+    from dicegame.dice import new_seed
 
     out = []
     line_ups = [["medium"], ["easy", "hard"], ["hard", "medium"]]
     for i in range(count):
         strengths = line_ups[i % len(line_ups)]
-        bots = [Bot(s) for s in strengths]
-        sheets = [Scoresheet() for _ in strengths]
-        seed = new_seed()
-        logs = []
-        number = 0
-        for rnd in range(1, 14):
-            for seat, bot in enumerate(bots):
-                number += 1
-                dice = roll_dice(seed, i, number, 1, None, (False,) * 5)
-                rolls = [{"dice": list(dice), "held": [False] * 5}]
-                for r in (2, 3):
-                    keep = bot.choose_keep(sheets[seat], dice, 4 - r)
-                    if len(keep) == 5:
-                        break
-                    held = held_flags(dice, keep)
-                    dice = roll_dice(seed, i, number, r, dice, held)
-                    rolls.append({"dice": list(dice), "held": list(held)})
-                box = bot.choose_box(sheets[seat], dice)
-                before = sheets[seat]
-                sheets[seat] = before.place(box, dice)
-                logs.append(
-                    A.TurnLog(
-                        number,
-                        rnd,
-                        seat,
-                        rolls,
-                        box.name,
-                        sheets[seat].boxes[box],
-                        sheets[seat].penta_bonus - before.penta_bonus,
-                    )
-                )
-        data = A.analyse_game(logs, range(len(strengths)))
-        out.append((strengths, logs, A.summaries(data), [s.to_dict() for s in sheets]))
+        game = bot_game(strengths, new_seed(), i)
+        data = A.analyse_game(game.logs, range(len(strengths)))
+        out.append((strengths, game.logs, A.summaries(data), [s.to_dict() for s in game.sheets]))
     return out
 
 

@@ -7,10 +7,10 @@ import time
 import pytest
 
 from dicegame import analysis as A
-from dicegame.dice import roll_dice
+from dicegame.bot_games import bot_game
 from dicegame.scoring import Box, Scoresheet
-from dicegame.strategy import Bot, Strategy
-from dicegame.strategy.simulate import held_flags, seed_from_number
+from dicegame.strategy import Strategy
+from dicegame.strategy.simulate import seed_from_number
 
 ALL_HELD = [True] * 5
 NONE_HELD = [False] * 5
@@ -22,39 +22,8 @@ def strategy() -> Strategy:
 
 
 def bot_game_logs(strengths: list[str], seed: str, game: int = 1) -> list[A.TurnLog]:
-    """A whole game of bots taking turns (seat order, 13 rounds) with the server's dice recipe, as the
-    turn log the app stores: every roll with the holds that led to it."""
-    bots = [Bot(s) for s in strengths]
-    sheets = [Scoresheet() for _ in strengths]
-    logs = []
-    number = 0
-    for rnd in range(1, 14):
-        for seat, bot in enumerate(bots):
-            number += 1
-            dice = roll_dice(seed, game, number, 1, None, (False,) * 5)
-            rolls = [{"dice": list(dice), "held": list(NONE_HELD)}]
-            for r in (2, 3):
-                keep = bot.choose_keep(sheets[seat], dice, 4 - r)
-                if len(keep) == 5:
-                    break
-                held = held_flags(dice, keep)
-                dice = roll_dice(seed, game, number, r, dice, held)
-                rolls.append({"dice": list(dice), "held": list(held)})
-            box = bot.choose_box(sheets[seat], dice)
-            before = sheets[seat]
-            sheets[seat] = before.place(box, dice)
-            logs.append(
-                A.TurnLog(
-                    number=number,
-                    round=rnd,
-                    seat=seat,
-                    rolls=rolls,
-                    box=box.name,
-                    points=sheets[seat].boxes[box],
-                    bonus=sheets[seat].penta_bonus - before.penta_bonus,
-                )
-            )
-    return logs
+    """A whole game of bots taking turns with the server's dice recipe, as the turn log the app stores."""
+    return bot_game(strengths, seed, game).logs
 
 
 def one_turn(rolls: list[tuple[list[int], list[bool]]], box: Box, **flags) -> A.TurnLog:
