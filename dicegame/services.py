@@ -20,6 +20,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from daily.days import day_end  # pure: the daily challenge's calendar
 from dicegame import dice
 from dicegame.computer import auto_commit_box, next_step
 from dicegame.labels import box_label
@@ -28,6 +29,7 @@ from dicegame.prepared import PreparedSelect, PreparedUpdateReturning, save_fiel
 from dicegame.review.analysis_store import analyse_pending  # it imports nothing of services back
 from dicegame.scoring import Box, Scoresheet
 from dicegame.strategy import STRENGTHS, Bot
+from ratings.services import game_rate  # it imports nothing of services back
 
 logger = logging.getLogger(__name__)
 
@@ -82,11 +84,15 @@ class GameNotFound(GameActionError):
 MAX_COMPUTER_OPPONENTS = 3
 
 
-def _create(actor: Actor, kind: str, bots: list[str]) -> Game:
+def _create(actor: Actor, kind: str, bots: list[str], *, seed: str | None = None, daily_date=None) -> Game:
+    """A new game with its first turn. `seed` and `daily_date`: a daily challenge's game, on the day's
+    seed drawn and committed to ahead (`daily.services.attempt_start`)."""
     if actor.user_id is None and not actor.guest_key:
         raise GameActionError(_("Start a game from the home page."), status=400)
-    seed = dice.new_seed()
-    game = Game.objects.create(kind=kind, seed=seed, seed_commitment=dice.commitment(seed))
+    seed = seed or dice.new_seed()
+    game = Game.objects.create(
+        kind=kind, seed=seed, seed_commitment=dice.commitment(seed), daily_date=daily_date
+    )
     human = Player.objects.create(
         game=game,
         seat=0,
@@ -470,6 +476,9 @@ def _finish(game: Game, players: list[Player]) -> None:
         player.save(update_fields=["rank"])
     game.status = Game.Status.FINISHED
     game.finished_at = timezone.now()
+    if game.rated:
+        # In this transaction, under the game's row lock: the ratings move with the end, once.
+        game_rate(game, players)
     # The review's analysis is computed once, right after the end, so the review opens instantly.
     transaction.on_commit(partial(_analyse, game.pk))
 
@@ -494,6 +503,10 @@ def _settle_locked(game: Game, *, hurry: bool = False) -> int:
     `hurry`, the computer plays on at once until a person's turn. Returns how many changes were made."""
     changes = 0
     now = timezone.now()
+    if game.is_active and game.daily_date is not None and now >= day_end(game.daily_date):
+        # The daily challenge's day is over and its seed is public now: the game ends as it stands.
+        _close_daily(game)
+        return 1
     while game.is_active:
         turn = _current_turn(game)
         if turn.player.computer_plays:
@@ -509,6 +522,21 @@ def _settle_locked(game: Game, *, hurry: bool = False) -> int:
             break
         changes += 1
     return changes
+
+
+def _close_daily(game: Game) -> None:
+    """A daily game unfinished when its day ended: the boxes written count, the rest stay empty, the
+    turn in play is dropped, and the seat is marked as left at the day's end (shown as resigned), as
+    `game_resign` does."""
+    players = list(getattr(game, "seats", None) or game.players.order_by("seat"))
+    end = day_end(game.daily_date)
+    for player in players:
+        if not player.is_bot and player.left_at is None:
+            player.left_at = end
+            player.save(update_fields=["left_at"])
+    Turn.objects.filter(game=game, completed_at__isnull=True).delete()
+    game._turn_in_play = None
+    _finish(game, players)
 
 
 def _time_out(game: Game, turn: Turn, now) -> None:
@@ -573,8 +601,12 @@ def game_hurry(*, game_id: int, actor: Actor) -> Game:
 def game_set_hints(*, game_id: int, actor: Actor, on: bool) -> Game:
     """Switch the optimal-play hints on or off for the actor's seat. Never in games against people."""
     game = _locked_for_actor(game_id, actor)
+    if game.rated:
+        raise GameActionError(_("Hints are off in rated games."))
     if game.kind == Game.Kind.FRIENDS:
         raise GameActionError(_("Hints are not available in games against other people."), status=403)
+    if game.daily_date is not None:
+        raise GameActionError(_("There are no hints in the daily challenge."))
     _check_active(game)
     # Every seat the actor plays: one, or all the people's seats of a local game (hints for the game).
     for seat in (p for p in game.players.all() if actor.owns(p)):

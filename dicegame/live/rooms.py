@@ -41,22 +41,29 @@ def _user_actor(actor: Actor) -> int:
 
 
 @transaction.atomic
-def room_create(*, actor: Actor, seats: int, turn_seconds: int) -> Game:
-    """A room for 2-4 players with its host in the first seat; others join by invitation or link."""
+def room_create(*, actor: Actor, seats: int, turn_seconds: int, rated: bool = False) -> Game:
+    """A room for 2-4 players with its host in the first seat; others join by invitation or link.
+    `rated`: the game moves its people's ratings (`ratings`), and hints are off in it."""
     user_id = _user_actor(actor)
     if seats not in SEAT_CHOICES:
         raise GameActionError(_("A game against friends has 2, 3 or 4 seats."), status=400)
     if turn_seconds not in TURN_TIMER_CHOICES:
         raise GameActionError(_("The turn timer is off, 30, 60 or 120 seconds."), status=400)
     game = _new_friends_game(
-        host_id=user_id, seats=seats, turn_seconds=turn_seconds or None, status=Game.Status.OPEN
+        host_id=user_id, seats=seats, turn_seconds=turn_seconds or None, status=Game.Status.OPEN, rated=rated
     )
     Player.objects.create(game=game, seat=0, user_id=user_id, name=actor.name)
     return game
 
 
 def _new_friends_game(
-    *, host_id: int | None, seats: int, turn_seconds: int | None, status: str, rematch_of: Game | None = None
+    *,
+    host_id: int | None,
+    seats: int,
+    turn_seconds: int | None,
+    status: str,
+    rematch_of: Game | None = None,
+    rated: bool = False,
 ) -> Game:
     """A game against friends with its own secret seed (committed to) and invitation link."""
     seed = dice.new_seed()
@@ -70,6 +77,7 @@ def _new_friends_game(
         turn_seconds=turn_seconds,
         invite_token=secrets.token_urlsafe(24),
         rematch_of=rematch_of,
+        rated=rated,
     )
 
 
@@ -137,11 +145,11 @@ def room_invite(*, game_id: int, actor: Actor, username: str) -> Invitation:
 def _notify_invitation(invitation: Invitation) -> None:
     from dicegame.live.notices import notice_html, notify_user
 
-    text = _("%(name)s invites you to a game of Penta.") % {"name": invitation.from_user.username}
-    notify_user(
-        invitation.to_user_id,
-        notice_html(text, f"/games/{invitation.game_id}/", _("Open the game")),
-    )
+    def notice() -> str:
+        text = _("%(name)s invites you to a game of Penta.") % {"name": invitation.from_user.username}
+        return notice_html(text, f"/games/{invitation.game_id}/", _("Open the game"))
+
+    notify_user(invitation.to_user_id, notice)
 
 
 def _seat(game: Game, user_id: int, name: str) -> Player:
@@ -234,8 +242,12 @@ def room_cancel(*, game_id: int, actor: Actor) -> Game:
 def _notify_cancelled(user_id: int, game_id: int, host: str) -> None:
     from dicegame.live.notices import notice_html, notify_user
 
-    text = _("%(name)s cancelled game %(id)s before it started.") % {"name": host, "id": game_id}
-    notify_user(user_id, notice_html(text))
+    notify_user(
+        user_id,
+        lambda: notice_html(
+            _("%(name)s cancelled game %(id)s before it started.") % {"name": host, "id": game_id}
+        ),
+    )
 
 
 @transaction.atomic
@@ -281,8 +293,10 @@ def room_remove_seat(*, game_id: int, actor: Actor, seat: int) -> None:
 def _notify_removed(user_id: int, game_id: int, host: str) -> None:
     from dicegame.live.notices import notice_html, notify_user
 
-    text = _("%(name)s removed you from game %(id)s.") % {"name": host, "id": game_id}
-    notify_user(user_id, notice_html(text))
+    notify_user(
+        user_id,
+        lambda: notice_html(_("%(name)s removed you from game %(id)s.") % {"name": host, "id": game_id}),
+    )
 
 
 @transaction.atomic
@@ -388,6 +402,7 @@ def rematch_accept(*, game_id: int, actor: Actor) -> Game | None:
         turn_seconds=game.turn_seconds,
         status=Game.Status.ACTIVE,
         rematch_of=game,
+        rated=game.rated,  # a rematch of a rated game is rated
     )
     rotated = players[1:] + players[:1]
     new_seats = [

@@ -35,6 +35,7 @@ def room_new(request: HttpRequest) -> HttpResponse:
             actor=actor,
             seats=int_field(request, "seats"),
             turn_seconds=int_field(request, "turn_seconds", 60),
+            rated=request.POST.get("rated") == "1",
         )
     except GameActionError as exc:
         return message_response(request, exc.message, status=exc.status)
@@ -75,6 +76,13 @@ def room_join(request: HttpRequest, token: str) -> HttpResponse:
             "login_url": f"{reverse('accounts:login')}?{back}",
             "signup_url": f"{reverse('accounts:signup')}?{back}",
         }
+        if game.rated and actor.user_id is None:
+            # Only accounts have ratings: a guest is refused a seat in a rated room, and may watch.
+            context["error"] = _(
+                "This is a rated game: only players with an account can take a seat. Log in or sign up "
+                "to play, or watch the game."
+            )
+            return TemplateResponse(request, "dicegame/join.html", context, status=403)
         return TemplateResponse(request, "dicegame/join.html", context)
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())

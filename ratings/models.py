@@ -1,0 +1,71 @@
+"""Each person's Glicko-2 rating and its history: one row per (rated game, person).
+
+Only `ratings.services` writes these rows, inside the transaction that finishes the game."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from ratings import glicko2
+
+# Above this deviation a rating is marked provisional ("?"): a newcomer starts at 350 and gets below it
+# after about a dozen pairwise results against settled players.
+PROVISIONAL_RD = 110.0
+
+
+class PlayerRating(models.Model):
+    """A person's current rating. Missing until their first rated game: they count as 1500 / 350."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating")
+    rating = models.FloatField(default=glicko2.Rating.rating)
+    rd = models.FloatField(default=glicko2.Rating.rd)
+    volatility = models.FloatField(default=glicko2.Rating.volatility)
+    # Rated games that moved this rating.
+    games = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = _("rating")
+        indexes = [models.Index(fields=["-rating"])]
+
+    def __str__(self):
+        return f"{self.user} {self.rating:.0f} ± {self.rd:.0f}"
+
+    @property
+    def provisional(self) -> bool:
+        return self.rd > PROVISIONAL_RD
+
+    def as_glicko(self) -> glicko2.Rating:
+        return glicko2.Rating(self.rating, self.rd, self.volatility)
+
+
+class RatingChange(models.Model):
+    """What one rated game did to one person's rating. The unique (game, user) pair is what makes a
+    game's ratings apply exactly once, whichever code paths race to finish it."""
+
+    game = models.ForeignKey("dicegame.Game", on_delete=models.CASCADE, related_name="rating_changes")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes"
+    )
+    rating_before = models.FloatField()
+    rd_before = models.FloatField()
+    rating_after = models.FloatField()
+    rd_after = models.FloatField()
+    volatility_after = models.FloatField()
+    # The pairwise results of the game for this person: their sum of scores and how many.
+    score = models.FloatField()
+    opponents = models.PositiveSmallIntegerField()
+    # A forfeit: the person left, or the computer played more than the limit of their turns.
+    forfeit = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("rating change")
+        ordering = ["user", "created_at", "id"]
+        constraints = [models.UniqueConstraint(fields=["game", "user"], name="one_rating_change_per_game")]
+        indexes = [models.Index(fields=["user", "created_at"])]
+
+    def __str__(self):
+        return f"{self.user} in game {self.game_id}: {self.rating_before:.0f} -> {self.rating_after:.0f}"

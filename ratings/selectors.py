@@ -1,0 +1,79 @@
+"""Reads about ratings: a person's rating, its history as a chart, a game's rating changes, the board."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.core.exceptions import ObjectDoesNotExist
+from django.utils.translation import gettext as _
+
+from dicegame import charts
+from ratings.models import PROVISIONAL_RD, PlayerRating, RatingChange
+
+HISTORY_POINTS = 200  # the chart shows the last 200 rated games
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A rating as the pages show it: rounded, with its deviation and the provisional mark."""
+
+    rating: int
+    rd: int
+    provisional: bool
+    games: int
+
+
+def shown(row: PlayerRating | None) -> Shown | None:
+    if row is None:
+        return None
+    return Shown(round(row.rating), round(row.rd), row.rd > PROVISIONAL_RD, row.games)
+
+
+def rating_of_user(user) -> Shown | None:
+    """The user's rating, None before their first rated game. Uses `user.rating` as select_related
+    left it (no query then), else reads it."""
+    if user is None:
+        return None
+    try:
+        return shown(user.rating)
+    except ObjectDoesNotExist:
+        return None
+
+
+def rating_history(*, user_id: int) -> list[RatingChange]:
+    changes = RatingChange.objects.filter(user_id=user_id).order_by("-created_at", "-id")[:HISTORY_POINTS]
+    return list(reversed(changes))
+
+
+def history_chart(changes: list[RatingChange]) -> str:
+    """The rating after each rated game (and the start before the first), a server-rendered SVG."""
+    if not changes:
+        return ""
+    points = [(0, changes[0].rating_before)] + [(i, c.rating_after) for i, c in enumerate(changes, start=1)]
+    n = len(changes)
+    step = max(1, round(n / 6))
+    ticks = [(i, str(i)) for i in range(0, n + 1, step)]
+    return charts.line_chart(
+        [charts.Series(_("Rating"), points, "series-0")],
+        title=_("Rating after each rated game"),
+        desc=_("From %(start)d to %(end)d over %(n)d rated games.")
+        % {"start": round(changes[0].rating_before), "end": round(changes[-1].rating_after), "n": n},
+        x_max=n,
+        x_ticks=ticks,
+        y_label=_("Rating"),
+    )
+
+
+def game_rating_changes(*, game_id: int) -> dict[int, RatingChange]:
+    """What a finished game did to its people's ratings, by user id (empty for a casual game)."""
+    return {c.user_id: c for c in RatingChange.objects.filter(game_id=game_id)}
+
+
+def rating_board_values(user_ids) -> dict[int, tuple[float, int, bool]]:
+    """user id -> (rating rounded, rated games, provisional) for those of `user_ids` with a rating."""
+    return {
+        uid: (round(rating), games, rd > PROVISIONAL_RD)
+        for uid, rating, rd, games in PlayerRating.objects.filter(user_id__in=user_ids).values_list(
+            "user_id", "rating", "rd", "games"
+        )
+    }

@@ -1,0 +1,93 @@
+"""{% rating user %}: a person's rating with its deviation and the provisional mark; the player page's
+rating section; a finished game's rating changes."""
+
+from __future__ import annotations
+
+from django import template
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
+
+from ratings import selectors
+from ratings.services import rating_rule
+
+register = template.Library()
+
+
+def _badge(r: selectors.Shown | None) -> str:
+    if r is None:
+        return format_html(
+            '<span class="rating unrated" data-rating="" title="{}">{}</span>',
+            _("No rated games yet"),
+            _("unrated"),
+        )
+    if r.provisional:
+        return format_html(
+            '<span class="rating provisional" data-rating="{}" data-rd="{}" data-provisional title="{}">'
+            '{}<abbr>?</abbr> <span class="rating-rd">±{}</span></span>',
+            r.rating,
+            r.rd,
+            _("Provisional rating: still uncertain (deviation %(rd)d)") % {"rd": r.rd},
+            r.rating,
+            r.rd,
+        )
+    return format_html(
+        '<span class="rating" data-rating="{}" data-rd="{}" title="{}">'
+        '{} <span class="rating-rd">±{}</span></span>',
+        r.rating,
+        r.rd,
+        _("Rating %(rating)d, deviation %(rd)d") % {"rating": r.rating, "rd": r.rd},
+        r.rating,
+        r.rd,
+    )
+
+
+@register.simple_tag
+def rating(user):
+    """The user's rating badge (a person; nothing for a computer seat, which has no user)."""
+    if user is None:
+        return ""
+    return _badge(selectors.rating_of_user(user))
+
+
+@register.simple_tag
+def rating_rule_text():
+    return rating_rule()
+
+
+@register.inclusion_tag("ratings/player_section.html")
+def player_rating_section(target):
+    changes = selectors.rating_history(user_id=target.pk)
+    return {
+        "target": target,
+        "badge": rating(target),
+        "changes": changes[::-1][:10],
+        "games": len(changes),
+        "chart": mark_safe(selectors.history_chart(changes)),  # charts escapes every text
+        "rule": rating_rule(),
+    }
+
+
+@register.simple_tag
+def game_rating_changes(game):
+    """A finished rated game's changes by user id (one query; empty for a casual game)."""
+    if not game.rated or not game.is_finished:
+        return {}
+    return selectors.game_rating_changes(game_id=game.pk)
+
+
+@register.filter
+def change_of(changes, user_id):
+    return changes.get(user_id) if changes else None
+
+
+@register.filter
+def signed(value):
+    n = round(value)
+    return f"+{n}" if n > 0 else str(n)
+
+
+@register.filter
+def rating_delta(change):
+    """A RatingChange's move, signed and rounded ("+16", "-9", "0")."""
+    return signed(change.rating_after - change.rating_before)
