@@ -169,15 +169,18 @@ def seat_link_request(*, user: AbstractBaseUser, game_id: int, seat: int, userna
 
 
 def _notify_after_commit(user_id: int, from_name: str) -> None:
-    """A live notice on any page the friend has open (rendered in the language of this request)."""
+    """A live notice on any page the friend has open, in that page's language."""
     from dicegame.live.notices import notice_html, notify_user
 
-    html = notice_html(
-        _("%(name)s asks you to confirm a column of a game played on their device.") % {"name": from_name},
-        reverse("dicegame:history"),
-        _("My games"),
-    )
-    transaction.on_commit(lambda: notify_user(user_id, html))
+    def notice() -> str:
+        return notice_html(
+            _("%(name)s asks you to confirm a column of a game played on their device.")
+            % {"name": from_name},
+            reverse("dicegame:history"),
+            _("My games"),
+        )
+
+    transaction.on_commit(lambda: notify_user(user_id, notice))
 
 
 def seat_link_answer(*, user: AbstractBaseUser, link_id: int, accept: bool) -> SeatLink:

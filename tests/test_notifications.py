@@ -136,6 +136,28 @@ async def test_a_friend_request_notifies_the_other_player_live(flush_layer):
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
+async def test_a_notice_is_in_each_page_s_language_not_the_sender_s(flush_layer):
+    """Ann sends from an English page; Bob has a Dutch page and an English one open."""
+    from django.utils import translation
+
+    ann, bob = await database_sync_to_async(lambda: (UserFactory(), UserFactory()))()
+    dutch, connected, _ = await connect(bob, extra=[(b"accept-language", b"nl")])
+    english, connected_too, _ = await connect(bob, extra=[(b"accept-language", b"en")])
+    assert connected and connected_too
+
+    def send_in_english():
+        with translation.override("en"):
+            services.friend_request_send(from_user=ann, username=bob.username)
+
+    await database_sync_to_async(send_in_english)()
+    assert f"{ann.username} wil je vriend zijn." in await dutch.receive_from(timeout=5)
+    assert f"{ann.username} wants to be your friend." in await english.receive_from(timeout=5)
+    await dutch.disconnect()
+    await english.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
 @pytest.mark.parametrize(
     "message",
     [

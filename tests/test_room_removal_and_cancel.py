@@ -26,10 +26,13 @@ def room_snapshot(game_id: int) -> tuple:
 
 @pytest.fixture
 def notices(monkeypatch):
-    """The live notices sent (user id, html), instead of sending them."""
+    """The live notices sent (user id, html in the default language), instead of sending them."""
+    from dicegame.live.notices import _event
+
     sent = []
     monkeypatch.setattr(
-        "dicegame.live.notices.notify_user", lambda user_id, html: sent.append((user_id, html))
+        "dicegame.live.notices.notify_user",
+        lambda user_id, notice: sent.append((user_id, _event(notice)["html"])),
     )
     return sent
 

@@ -31,7 +31,7 @@ from dicegame import selectors, services
 from dicegame.actors import GUEST_SESSION_KEY
 from dicegame.board import board_state, viewer_seat
 from dicegame.live import limits, presence, protocol, pushes, rooms
-from dicegame.live.notices import NOTICE_TEMPLATE, user_group
+from dicegame.live.notices import NOTICE_TEMPLATE, event_html, user_group
 from dicegame.models import Game
 from dicegame.services import Actor, GameActionError
 
@@ -382,8 +382,8 @@ class NotificationConsumer(_LimitedSocket):
             await self.send_error(_("Unknown message: only a ping is expected here."), status=400)
 
     async def notify(self, event):
-        """A notice for this player (`notices.notify_user`): passed to the page as it is."""
-        await self.send(text_data=event["html"])
+        """A notice for this player (`notices.notify_user`), in this page's language."""
+        await self.send(text_data=event_html(event, self.language))
 
     def render_error(self, message, status: int) -> str:
         with translation.override(self.language):

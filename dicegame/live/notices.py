@@ -4,7 +4,10 @@ Every logged-in page holds a notification socket (``NotificationConsumer``); wha
 here is passed to the page as it is, where the htmx ws extension swaps it in by element id. Use
 ``notice_html`` for a notice appended to the page's notification area.
 
-    notify_user(user_id, notice_html(_("Ann invites you to a game."), "/games/7/", _("Open")))
+    notify_user(user_id, lambda: notice_html(_("Ann invites you to a game."), "/games/7/", _("Open")))
+
+Pass a function that renders the notice, not the HTML: it is called once in each of the site's
+languages, and every socket shows the one in its page's language (the recipient's, not the sender's).
 
 ``notify_user`` is for synchronous code (views, services, ``transaction.on_commit`` callbacks);
 in async code (a consumer) await ``anotify_user``. A failing channel layer is logged and ignored:
@@ -14,10 +17,13 @@ a notice is a courtesy, never a reason to fail the request that caused it.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
 from django.template.loader import render_to_string
+from django.utils import translation
 
 logger = logging.getLogger("dicegame")
 
@@ -28,27 +34,43 @@ def user_group(user_id: int) -> str:
     return f"user_{user_id}"
 
 
-def _event(html: str) -> dict:
-    return {"type": "notify", "html": str(html)}
+Notice = str | Callable[[], str]
 
 
-def notify_user(user_id: int, html: str) -> None:
-    """Send ``html`` to every notification socket of the user (none open: nothing happens)."""
+def _event(notice: Notice) -> dict:
+    """The layer's event: the HTML in every language (`by_language`), `html` in the default one. A
+    string is sent as it is, to every page."""
+    if not callable(notice):
+        return {"type": "notify", "html": str(notice)}
+    by_language = {}
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            by_language[code] = str(notice())
+    return {"type": "notify", "html": by_language[settings.LANGUAGE_CODE], "by_language": by_language}
+
+
+def event_html(event: dict, language: str) -> str:
+    """What a socket in `language` shows of a notify event."""
+    return event.get("by_language", {}).get(language, event["html"])
+
+
+def notify_user(user_id: int, notice: Notice) -> None:
+    """Send the notice to every notification socket of the user (none open: nothing happens)."""
     layer = get_channel_layer()
     if layer is None:
         return
     try:
-        async_to_sync(layer.group_send)(user_group(user_id), _event(html))
+        async_to_sync(layer.group_send)(user_group(user_id), _event(notice))
     except Exception:
         logger.exception("could not send a notice to user %s", user_id)
 
 
-async def anotify_user(user_id: int, html: str) -> None:
+async def anotify_user(user_id: int, notice: Notice) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
     try:
-        await layer.group_send(user_group(user_id), _event(html))
+        await layer.group_send(user_group(user_id), _event(notice))
     except Exception:
         logger.exception("could not send a notice to user %s", user_id)
 
