@@ -6,6 +6,7 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from accounts.models import FriendRequest, Friendship
 from dicegame.models import Player
@@ -48,12 +49,18 @@ def _befriend(a: int, b: int) -> Friendship:
     return friendship
 
 
-def _notify_after_commit(user_id: int, text: str) -> None:
+ACCEPTED = gettext_lazy("%(name)s accepted your friend request.")
+
+
+def _notify_after_commit(user_id: int, message: str, name: str) -> None:
+    """A live notice: `message` (a lazy translation with a %(name)s) is rendered in each language, and
+    every page of the recipient shows its own."""
     from dicegame.live.notices import notice_html, notify_user
 
-    # Rendered now, in the language of the request that caused it (the recipient's is not stored).
-    html = notice_html(text, reverse("accounts:friends"), _("Friends"))
-    transaction.on_commit(lambda: notify_user(user_id, html))
+    def notice() -> str:
+        return notice_html(str(message) % {"name": name}, reverse("accounts:friends"), _("Friends"))
+
+    transaction.on_commit(lambda: notify_user(user_id, notice))
 
 
 @transaction.atomic
@@ -89,10 +96,7 @@ def friend_request_send(*, from_user: AbstractBaseUser, username: str) -> Friend
         FriendRequest.objects.filter(from_user=from_user, to_user=other).update(
             status=FriendRequest.Status.ACCEPTED
         )
-        _notify_after_commit(
-            other.pk,
-            _("%(name)s accepted your friend request.") % {"name": from_user.get_username()},
-        )
+        _notify_after_commit(other.pk, ACCEPTED, from_user.get_username())
         return theirs
 
     mine = FriendRequest.objects.filter(from_user=from_user, to_user=other).first()
@@ -106,7 +110,7 @@ def friend_request_send(*, from_user: AbstractBaseUser, username: str) -> Friend
         mine.created_at = timezone.now()
         mine.save(update_fields=["status", "created_at"])
     _notify_after_commit(
-        other.pk, _("%(name)s wants to be your friend.") % {"name": from_user.get_username()}
+        other.pk, gettext_lazy("%(name)s wants to be your friend."), from_user.get_username()
     )
     return mine
 
@@ -135,10 +139,7 @@ def friend_request_accept(*, user: AbstractBaseUser, request_id: int) -> Friends
     FriendRequest.objects.filter(
         from_user=user, to_user_id=request.from_user_id, status=FriendRequest.Status.PENDING
     ).update(status=FriendRequest.Status.ACCEPTED)
-    _notify_after_commit(
-        request.from_user_id,
-        _("%(name)s accepted your friend request.") % {"name": user.get_username()},
-    )
+    _notify_after_commit(request.from_user_id, ACCEPTED, user.get_username())
     return friendship
 
 
