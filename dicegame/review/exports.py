@@ -108,7 +108,7 @@ CSV_HEADER = [
     "penta_bonus",
     *(b.name.lower() for b in Box),
     "hints_used",
-    "counts_for_records",  # 0: more than STAND_IN_TURN_LIMIT turns played by the computer, or not finished
+    "counts_for_records",  # 0: computer played > STAND_IN_TURN_LIMIT turns, unfinished, or a local game
 ]
 
 
@@ -125,6 +125,11 @@ def _seat_filter(actor: Actor) -> Q:
         q |= Q(user_id=actor.user_id)
     if actor.guest_key:
         q |= Q(guest_key=actor.guest_key, user__isnull=True)
+    # Every person's column of the local games the actor created on their device (dicegame.local).
+    if actor.user_id is not None:
+        q |= Q(controller_id=actor.user_id)
+    if actor.guest_key:
+        q |= Q(controller_guest_key=actor.guest_key, controller__isnull=True)
     return q
 
 
@@ -164,9 +169,10 @@ def _history_csv(actor: Actor, language: str | None) -> Iterator[str]:
         .order_by("game__created_at", "game_id")
     )
     opponents: dict[int, list[Player]] = {}
+    # A local game has a row per person's column, each against all the others; any other game has one
+    # row (the actor's seat) against everyone else.
     others = (
         Player.objects.filter(game_id__in=mine.values("game_id"))
-        .exclude(_seat_filter(actor))
         .order_by("game_id", "seat")
         .only("game_id", "seat", "name", "bot_strength", "total", "left_at", "stand_in")
     )
@@ -175,7 +181,7 @@ def _history_csv(actor: Actor, language: str | None) -> Iterator[str]:
     for p in seats.iterator(chunk_size=2000):
         sheet = p.sheet
         game = p.game
-        others = opponents.get(game.pk, [])
+        others = [o for o in opponents.get(game.pk, []) if o.seat != p.seat]
         at_table = [o for o in others if not seat_left(o)]
         place = 1 + sum(1 for o in at_table if o.total > p.total)
         if not game.is_finished:
@@ -211,7 +217,11 @@ def _history_csv(actor: Actor, language: str | None) -> Iterator[str]:
                 sheet.penta_bonus,
                 *(sheet.boxes.get(b, "") for b in Box),
                 int(game.hints_used),
-                int(game.is_finished and p.stand_in_turns <= STAND_IN_TURN_LIMIT),
+                int(
+                    game.is_finished
+                    and game.kind != Game.Kind.LOCAL
+                    and p.stand_in_turns <= STAND_IN_TURN_LIMIT
+                ),
             ]
         )
         yield flush()
