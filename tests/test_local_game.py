@@ -435,3 +435,18 @@ def test_typed_names_are_shown_as_text_never_markup(user_client):
     page = user_client.get(reverse("dicegame:game", args=[game.pk])).content.decode()
     assert "<img src=x" not in page
     assert "&quot;&gt;&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+def test_the_creator_s_csv_has_a_row_per_person_s_column_that_never_counts(finished, user_client):
+    import csv
+    import io
+
+    response = user_client.get("/games/export.csv")
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    local_rows = [r for r in rows if r["game"] == str(finished.pk)]
+    people = {p.seat: p for p in finished.players.filter(bot_strength="")}
+    assert sorted(int(r["seat"]) for r in local_rows) == sorted(s + 1 for s in people)
+    anna = next(r for r in local_rows if r["seat"] == "1")
+    assert anna["kind"] == "local" and anna["total"] == str(people[0].total)
+    assert "Ben" in anna["opponents"] and "Anna" not in anna["opponents"]
+    assert {r["counts_for_records"] for r in local_rows} == {"0"}
