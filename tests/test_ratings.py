@@ -1,0 +1,276 @@
+"""Rated games move Glicko-2 ratings once, as the pairwise results between the people say.
+
+Every game here is played through the real services (rooms, turns, the clock's settlement); the
+expected ratings are computed with `ratings.glicko2.rate` from the totals the game ended with.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from dicegame import services
+from dicegame.computer import auto_commit_box
+from dicegame.live import rooms
+from dicegame.models import Game, Turn
+from dicegame.review.records import STAND_IN_TURN_LIMIT
+from dicegame.services import GameActionError
+from ratings import glicko2
+from ratings.models import PlayerRating, RatingChange
+from ratings.services import game_rate
+from tests.factories import UserFactory, actor
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _computer_at_once(settings):
+    # The computer's moves are due at once, so one settlement plays every computer turn in a row.
+    settings.PENTA_BOT_STEP_SECONDS = 0
+
+
+def people(n: int) -> list:
+    return [UserFactory(username=f"rated{i}") for i in range(n)]
+
+
+def rated_room(host, others, *, bots=(), rated=True, turn_seconds=0) -> Game:
+    game = rooms.room_create(
+        actor=actor(host), seats=1 + len(others) + len(bots), turn_seconds=turn_seconds, rated=rated
+    )
+    for user in others:
+        rooms.room_join_by_link(token=game.invite_token, actor=actor(user))
+    for strength in bots:
+        rooms.room_add_computer(game_id=game.pk, actor=actor(host), strength=strength)
+    rooms.room_start(game_id=game.pk, actor=actor(host))
+    game.refresh_from_db()
+    return game
+
+
+def open_turn(game: Game) -> Turn | None:
+    return Turn.objects.filter(game=game, completed_at__isnull=True).select_related("player").first()
+
+
+def play_turn(game: Game, user, *, worst: bool = False) -> None:
+    """One person's turn: one roll, then the auto-commit's box (or the lowest-scoring box)."""
+    t = open_turn(game)
+    services.turn_roll(game_id=game.pk, actor=actor(user), turn=t.number, roll=0)
+    t = open_turn(game)
+    dice = tuple(t.dice)
+    sheet = t.player.sheet
+    options = sheet.options(dice)
+    box = min(options, key=lambda b: options[b]) if worst else auto_commit_box(sheet, dice)
+    services.turn_choose_box(game_id=game.pk, actor=actor(user), turn=t.number, roll=1, box=box.name)
+    services.turn_confirm(game_id=game.pk, actor=actor(user), turn=t.number, roll=1)
+
+
+def play_out(game: Game, users, *, worst=(), on_turn=None, until_last=False) -> Game:
+    """Play the game to its end (the computer's turns through the clock's settlement). `on_turn(turn)`
+    may act instead of the person (return True); `until_last` stops with only the last turn due."""
+    by_id = {u.pk: u for u in users}
+    for _ in range(400):
+        services.game_settle(game_id=game.pk)
+        game.refresh_from_db()
+        if game.is_finished:
+            return game
+        t = open_turn(game)
+        if until_last and t.round == 13 and t.player.seat == game.seats_wanted - 1:
+            return game
+        if on_turn is not None and on_turn(t):
+            continue
+        play_turn(game, by_id[t.player.user_id], worst=t.player.user_id in {u.pk for u in worst})
+    raise AssertionError("the game did not finish")
+
+
+def expected_after(game: Game, forfeits=frozenset()) -> dict[int, glicko2.Rating]:
+    """What glicko2.rate gives each person for the game's pairwise results, from 1500/350 before."""
+    seats = [p for p in game.players.all() if p.user_id]
+    start = glicko2.Rating()
+    out = {}
+    for p in seats:
+        results = []
+        for q in seats:
+            if q.pk == p.pk or (p.user_id in forfeits and q.user_id in forfeits):
+                continue
+            if p.user_id in forfeits:
+                score = 0.0
+            elif q.user_id in forfeits:
+                score = 1.0
+            else:
+                score = 1.0 if p.total > q.total else 0.5 if p.total == q.total else 0.0
+            results.append((start, score))
+        if results:
+            out[p.user_id] = glicko2.rate(start, results)
+    return out
+
+
+def assert_ratings(expected: dict[int, glicko2.Rating], game: Game) -> None:
+    for user_id, want in expected.items():
+        row = PlayerRating.objects.get(user_id=user_id)
+        assert row.rating == pytest.approx(want.rating, abs=1e-9)
+        assert row.rd == pytest.approx(want.rd, abs=1e-9)
+        assert row.volatility == pytest.approx(want.volatility, abs=1e-12)
+        assert row.games == 1
+        change = RatingChange.objects.get(game=game, user_id=user_id)
+        assert (change.rating_before, change.rd_before) == (1500.0, 350.0)
+        assert change.rating_after == pytest.approx(want.rating, abs=1e-9)
+    assert RatingChange.objects.filter(game=game).count() == len(expected)
+
+
+def test_a_rated_two_player_game_moves_both_ratings_as_glicko2_says(strategy):
+    a, b = people(2)
+    game = play_out(rated_room(a, [b]), [a, b], worst=[b])
+    assert game.rated and game.is_finished
+    totals = {p.user_id: p.total for p in game.players.all()}
+    assert totals[a.pk] > totals[b.pk]
+    expected = expected_after(game)
+    assert_ratings(expected, game)
+    assert expected[a.pk].rating > 1500 > expected[b.pk].rating
+    assert PlayerRating.objects.get(user=a).rd < 350
+
+
+def test_a_rated_four_player_game_is_the_pairwise_results_in_one_period(strategy):
+    a, b, c, d = people(4)
+    game = play_out(rated_room(a, [b, c, d]), [a, b, c, d], worst=[d])
+    expected = expected_after(game)
+    assert len(expected) == 4
+    assert_ratings(expected, game)
+    changes = {c.user_id: c for c in RatingChange.objects.filter(game=game)}
+    assert all(ch.opponents == 3 for ch in changes.values())
+    # Three results each, from the totals.
+    mine = game.players.get(user=d).total
+    others = [p.total for p in game.players.exclude(user=d)]
+    assert changes[d.pk].score == sum(1.0 if mine > t else 0.5 if mine == t else 0.0 for t in others)
+
+
+def test_computer_seats_never_count(strategy):
+    a, b = people(2)
+    game = play_out(rated_room(a, [b], bots=["hard"]), [a, b])
+    changes = list(RatingChange.objects.filter(game=game))
+    assert {c.user_id for c in changes} == {a.pk, b.pk}
+    assert all(c.opponents == 1 for c in changes)
+    assert_ratings(expected_after(game), game)
+
+
+def test_a_casual_game_moves_nothing(strategy):
+    a, b = people(2)
+    game = play_out(rated_room(a, [b], rated=False), [a, b])
+    assert game.is_finished and not game.rated
+    assert not PlayerRating.objects.exists() and not RatingChange.objects.exists()
+
+
+def test_expired_and_cancelled_rooms_move_nothing(strategy, settings):
+    a, b = people(2)
+    game = rated_room(a, [b])
+    play_turn(game, a)
+    Game.objects.filter(pk=game.pk).update(updated_at=timezone.now() - timedelta(days=8))
+    assert rooms.games_expire_idle() == 1
+    cancelled = rooms.room_create(actor=actor(a), seats=2, turn_seconds=0, rated=True)
+    rooms.room_join_by_link(token=cancelled.invite_token, actor=actor(b))
+    rooms.room_cancel(game_id=cancelled.pk, actor=actor(a))
+    # The expired game is over for good: nothing finishes it, nothing is rated.
+    with pytest.raises(GameActionError):
+        play_turn(game, b)
+    assert not PlayerRating.objects.exists() and not RatingChange.objects.exists()
+
+
+def test_a_player_who_leaves_forfeits_whatever_the_totals(strategy):
+    stayer, leaver = people(2)
+    game = rated_room(stayer, [leaver])
+
+    def leave_in_round_5(t):
+        if t.player.user_id == leaver.pk and t.round == 5 and t.player.left_at is None:
+            rooms.seat_leave(game_id=game.pk, actor=actor(leaver))
+            return True
+        return False
+
+    # The stayer writes the lowest box every turn; the computer plays the leaver's last 9 turns well.
+    game = play_out(game, [stayer, leaver], worst=[stayer], on_turn=leave_in_round_5)
+    totals = {p.user_id: p.total for p in game.players.all()}
+    assert totals[leaver.pk] > totals[stayer.pk]
+    expected = expected_after(game, forfeits={leaver.pk})
+    assert_ratings(expected, game)
+    assert PlayerRating.objects.get(user=leaver).rating < 1500 < PlayerRating.objects.get(user=stayer).rating
+    change = RatingChange.objects.get(game=game, user=leaver)
+    assert change.forfeit and change.score == 0
+
+
+def test_more_stand_in_turns_than_the_limit_forfeits_even_with_the_seat_taken_back(strategy):
+    a, b, c = people(3)
+    game = rated_room(a, [b, c])
+    timed_out: list[int] = []
+
+    def time_out_b(t):
+        # The turn timer runs out on b's first two turns: the computer plays them and then keeps the
+        # seat, so it plays the third too; then b takes the seat back and plays the rest.
+        seat_b = game.players.get(user=b)
+        played_for_b = Turn.objects.filter(player=seat_b, stand_in=True, completed_at__isnull=False).count()
+        if seat_b.stand_in and played_for_b > STAND_IN_TURN_LIMIT:
+            rooms.seat_take_back(game_id=game.pk, actor=actor(b))
+            return True
+        if t.player.user_id == b.pk and len(timed_out) < 2:
+            Turn.objects.filter(pk=t.pk).update(deadline_at=timezone.now() - timedelta(seconds=1))
+            timed_out.append(t.number)
+            return True
+        return False
+
+    game = play_out(game, [a, b, c], on_turn=time_out_b)
+    seat_b = game.players.get(user=b)
+    assert not seat_b.stand_in and seat_b.left_at is None  # at the table at the end
+    assert Turn.objects.filter(player=seat_b, stand_in=True).count() == STAND_IN_TURN_LIMIT + 1
+    assert_ratings(expected_after(game, forfeits={b.pk}), game)
+    assert RatingChange.objects.get(game=game, user=b).forfeit
+
+
+def test_two_forfeits_have_no_result_between_them(strategy):
+    a, b, c = people(3)
+    game = rated_room(a, [b, c])
+
+    def leave(t):
+        if t.player.user_id in (b.pk, c.pk) and t.player.left_at is None:
+            rooms.seat_leave(game_id=game.pk, actor=actor(b if t.player.user_id == b.pk else c))
+            return True
+        return False
+
+    game = play_out(game, [a, b, c], on_turn=leave)
+    expected = expected_after(game, forfeits={b.pk, c.pk})
+    assert_ratings(expected, game)
+    changes = {ch.user_id: ch for ch in RatingChange.objects.filter(game=game)}
+    assert (changes[a.pk].score, changes[a.pk].opponents) == (2.0, 2)
+    assert (changes[b.pk].score, changes[b.pk].opponents) == (0.0, 1)
+
+
+def test_a_rematch_of_a_rated_game_is_rated_and_starts_from_the_new_ratings(strategy):
+    a, b = people(2)
+    game = play_out(rated_room(a, [b]), [a, b], worst=[b])
+    after_first = {r.user_id: r.rating for r in PlayerRating.objects.all()}
+    rooms.rematch_accept(game_id=game.pk, actor=actor(a))
+    rematch = rooms.rematch_accept(game_id=game.pk, actor=actor(b))
+    assert rematch.rated
+    rematch = play_out(rematch, [a, b])
+    for user in (a, b):
+        change = RatingChange.objects.get(game=rematch, user=user)
+        assert change.rating_before == after_first[user.pk]
+        assert PlayerRating.objects.get(user=user).games == 2
+
+
+def test_rating_a_game_twice_changes_nothing(strategy):
+    a, b = people(2)
+    game = play_out(rated_room(a, [b]), [a, b])
+    before = list(PlayerRating.objects.order_by("user_id").values_list("rating", "rd", "games"))
+    assert game_rate(game, list(game.players.order_by("seat"))) == []
+    assert list(PlayerRating.objects.order_by("user_id").values_list("rating", "rd", "games")) == before
+    assert RatingChange.objects.filter(game=game).count() == 2
+
+
+def test_hints_are_refused_in_a_rated_game(strategy):
+    a, b = people(2)
+    game = rated_room(a, [b])
+    version = Game.objects.get(pk=game.pk).version
+    with pytest.raises(GameActionError) as refused:
+        services.game_set_hints(game_id=game.pk, actor=actor(a), on=True)
+    assert refused.value.status == 409 and "rated" in refused.value.message
+    game.refresh_from_db()
+    assert game.version == version and not game.hints_used
+    assert not game.players.filter(hints=True).exists()
