@@ -116,5 +116,10 @@ def test_hints_say_first_that_the_game_will_be_unrated(user, strategy):
     # Switched on: the game is marked, and the sentence shows.
     response = client.post(f"/games/{game.pk}/hints/", {"on": "1"}, **HX)
     assert response.status_code == 200
+    # The answer marks the header at once (it used to wait for a reload).
+    assert re.search(
+        r'<span id="hints-badge" hx-swap-oob="morph"><span class="badge" data-hints-used>',
+        response.content.decode(),
+    )
     html = client.get(f"/games/{game.pk}/").content.decode()
     assert "data-hints-used" in html and "data-hint-sentence" in html
