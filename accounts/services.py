@@ -21,6 +21,10 @@ def guest_games_claim(*, user: AbstractBaseUser, guest_key: str) -> int:
 
     # The local games the guest created move too (the people's seats keep their typed names).
     local_games_claim(user=user, guest_key=guest_key)
+    # The daily challenge's attempts too; one becomes ranked only if the account has none that day.
+    from daily.services import claim_guest_attempts
+
+    claim_guest_attempts(user=user, guest_key=guest_key)
     return Player.objects.filter(guest_key=guest_key, user__isnull=True, bot_strength="").update(
         user=user, guest_key="", name=user.get_username()
     )

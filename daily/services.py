@@ -1,28 +1,22 @@
-"""Writes of the daily challenge: publishing the commitments of the days ahead."""
+"""Writes of the daily challenge: publishing the commitments of the days ahead, starting (or resuming)
+the day's attempt, closing the attempts of days that have ended, the day's par, and moving a guest's
+attempts into an account."""
 
 from __future__ import annotations
 
 import datetime as dt
-from zoneinfo import ZoneInfo
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
-from daily.models import DailySeed
+from daily.days import DAILY_ZONE, day_end, today  # noqa: F401  (the app's calendar, re-exported)
+from daily.models import DailyAttempt, DailySeed
 from dicegame import dice
+from dicegame.models import Game
+from dicegame.services import Actor, GameActionError, _create, game_settle
 
-DAILY_ZONE = ZoneInfo("Europe/Amsterdam")  # a day's challenge is the Amsterdam calendar day
 DAYS_AHEAD = 7  # the commitments of today and the next 7 days are always published
-
-
-def today(now: dt.datetime | None = None) -> dt.date:
-    """The challenge's date now: the Europe/Amsterdam calendar date."""
-    return (now or timezone.now()).astimezone(DAILY_ZONE).date()
-
-
-def day_end(date: dt.date) -> dt.datetime:
-    """The moment a day's seed may be revealed: the following Amsterdam midnight (an aware datetime)."""
-    return dt.datetime.combine(date + dt.timedelta(days=1), dt.time(), tzinfo=DAILY_ZONE)
 
 
 def publish_commitments(now: dt.datetime | None = None) -> int:
@@ -44,3 +38,96 @@ def publish_commitments(now: dt.datetime | None = None) -> int:
         except IntegrityError:  # another process published this day between our read and our write
             continue
     return created
+
+
+# -- the day's attempt -------------------------------------------------------------------------------
+
+
+def attempt_of(actor: Actor, date: dt.date) -> DailyAttempt | None:
+    """The actor's attempt of the day: an account's ranked one, or the guest session's one."""
+    attempts = DailyAttempt.objects.select_related("game").filter(date=date)
+    if actor.user_id is not None:
+        return attempts.filter(user_id=actor.user_id).order_by("-ranked", "started_at").first()
+    if actor.guest_key:
+        return attempts.filter(user__isnull=True, guest_key=actor.guest_key).first()
+    return None
+
+
+def attempt_start(*, actor: Actor, now: dt.datetime | None = None) -> tuple[DailyAttempt, bool]:
+    """Start today's attempt, or resume the one already started; returns (attempt, created).
+
+    An account's attempt is ranked, a guest's is not. A finished attempt is not played again (409).
+    Two starts at once make one attempt: the second meets the unique constraint and resumes the first's."""
+    if actor.user_id is None and not actor.guest_key:
+        raise GameActionError(_("Start a game from the home page."), status=400)
+    publish_commitments(now)
+    date = today(now)
+    existing = attempt_of(actor, date)
+    if existing is None:
+        row = DailySeed.objects.get(date=date)
+        try:
+            with transaction.atomic():
+                game = _create(actor, Game.Kind.SOLO, [], seed=row.seed, daily_date=date)
+                attempt = DailyAttempt.objects.create(
+                    date=date,
+                    game=game,
+                    user_id=actor.user_id,
+                    guest_key="" if actor.user_id is not None else actor.guest_key,
+                    ranked=actor.user_id is not None,
+                    started_at=now or timezone.now(),
+                )
+            return attempt, True
+        except IntegrityError:  # a concurrent start of the same person made it first: resume that one
+            existing = attempt_of(actor, date)
+            if existing is None:
+                raise
+    if existing.game.is_finished:
+        raise GameActionError(_("You have played today's challenge: your results are on the daily page."))
+    return existing, False
+
+
+def close_ended(*, date: dt.date | None = None, now: dt.datetime | None = None) -> int:
+    """Close the daily games still in play whose day has ended (all such days, or one): their written
+    boxes count, the rest stay empty (`dicegame.services._close_daily`, via the game's settlement).
+    Cheap when there are none (one indexed query): the clock runs it, and so does reading a day's
+    results. Returns how many were closed."""
+    games = Game.objects.filter(status=Game.Status.ACTIVE, daily_date__lt=today(now))
+    if date is not None:
+        if date >= today(now):
+            return 0
+        games = games.filter(daily_date=date)
+    return sum(game_settle(game_id=pk) for pk in games.values_list("pk", flat=True))
+
+
+def day_par(date: dt.date) -> int | None:
+    """The day's par: optimal play's total on the day's dice (one seat), computed once and stored."""
+    row = DailySeed.objects.filter(date=date).first()
+    if row is None:
+        return None
+    if row.par is None:
+        from dicegame.analysis import optimal_line
+        from dicegame.strategy import Strategy
+
+        par = optimal_line(Strategy.shared(), row.seed, date.isoformat(), seat=0, seat_count=1)["total"]
+        DailySeed.objects.filter(pk=row.pk, par__isnull=True).update(par=par)
+        row.par = par
+    return row.par
+
+
+def claim_guest_attempts(*, user, guest_key: str) -> int:
+    """A guest's daily attempts move to the account that signs up or logs in (their games move with
+    the other guest games). The rule: a claimed attempt becomes ranked only if the account has no
+    ranked attempt that day (one ranked result a day per account); otherwise it stays unranked.
+    Returns how many became ranked."""
+    if not guest_key:
+        return 0
+    ranked = 0
+    with transaction.atomic():
+        for attempt in DailyAttempt.objects.select_for_update().filter(
+            user__isnull=True, guest_key=guest_key
+        ):
+            taken = DailyAttempt.objects.filter(date=attempt.date, user=user, ranked=True).exists()
+            attempt.user, attempt.guest_key, attempt.ranked = user, "", not taken
+            attempt.save(update_fields=["user", "guest_key", "ranked"])
+            ranked += not taken
+    return ranked

@@ -1,12 +1,26 @@
-"""The daily challenge's public page: the commitments of the days ahead and the seeds of days gone."""
+"""The daily challenge's pages: today's game (before playing: the commitment and Play; after: the
+results), any day's results and leaderboards, the all-time table, and the commitments."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
-from django.template.response import TemplateResponse
-from django.views.decorators.http import require_GET
+import datetime as dt
 
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from accounts.selectors import friend_ids
 from daily import selectors, services
+from daily.days import day_end
+from dicegame.actors import actor_from_request
+from dicegame.review.leaderboards import opted_in_ids
+from dicegame.services import GameActionError
+from dicegame.views import message_response
+
+DAY_TEMPLATE = "daily/day.html"
 
 
 @require_GET
@@ -17,3 +31,86 @@ def commitments(request: HttpRequest) -> HttpResponse:
     ahead, past = selectors.commitments()
     context = {"ahead": ahead, "past": past, "today": services.today(), "zone": services.DAILY_ZONE.key}
     return TemplateResponse(request, "daily/commitments.html", context)
+
+
+def _day_context(request: HttpRequest, date: dt.date) -> dict:
+    actor = actor_from_request(request)
+    first = services.today()
+    services.close_ended(date=date)  # an attempt abandoned on a day gone counts with what was written
+    attempt = services.attempt_of(actor, date) if (actor.user_id or actor.guest_key) else None
+    viewer_id = request.user.pk if request.user.is_authenticated else None
+    friends = friend_ids(user_id=viewer_id) if viewer_id else set()
+    finished = attempt is not None and attempt.game.is_finished
+    result = None
+    if finished:
+        url = request.build_absolute_uri(reverse("daily:today"))
+        result = selectors.day_result(attempt, friend_ids=friends, share_url=url)
+    # Today's table is shown to those who have played it; a day gone, to everyone.
+    boards_open = date < first or finished
+    context = {
+        "date": date,
+        "is_today": date == first,
+        "day_end": day_end(date),
+        "zone": services.DAILY_ZONE.key,
+        "seed_row": selectors.DailySeed.objects.filter(date=date).only("date", "commitment").first(),
+        "played": selectors.played_count(date),
+        "attempt": attempt,
+        "result": result,
+        "boards_open": boards_open,
+        "friends_board": (
+            selectors.leaderboard(date, user_ids={*friends, viewer_id}, viewer_id=viewer_id)
+            if boards_open and viewer_id
+            else []
+        ),
+        "site_board": selectors.leaderboard(date, user_ids=opted_in_ids(), viewer_id=viewer_id)
+        if boards_open
+        else [],
+        "previous_day": date - dt.timedelta(days=1),
+        "next_day": date + dt.timedelta(days=1) if date < first else None,
+    }
+    return context
+
+
+@require_GET
+def today(request: HttpRequest) -> HttpResponse:
+    services.publish_commitments()
+    return TemplateResponse(request, DAY_TEMPLATE, _day_context(request, services.today()))
+
+
+@require_GET
+def day(request: HttpRequest, date: str) -> HttpResponse:
+    try:
+        when = dt.date.fromisoformat(date)
+    except ValueError:
+        raise Http404 from None
+    first = services.today()
+    if when == first:
+        return redirect("daily:today")
+    if when > first:
+        raise Http404
+    return TemplateResponse(request, DAY_TEMPLATE, _day_context(request, when))
+
+
+@require_POST
+def play(request: HttpRequest) -> HttpResponse:
+    actor = actor_from_request(request, create_guest=True)
+    try:
+        attempt, _created = services.attempt_start(actor=actor)
+    except GameActionError as exc:
+        return message_response(request, exc.message, status=exc.status)
+    url = reverse("dicegame:game", args=[attempt.game_id])
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+@require_GET
+def all_time(request: HttpRequest) -> HttpResponse:
+    viewer_id = request.user.pk if request.user.is_authenticated else None
+    friends = friend_ids(user_id=viewer_id) if viewer_id else set()
+    context = {
+        "min_days": selectors.ALL_TIME_MIN_DAYS,
+        "friends_table": selectors.all_time(user_ids={*friends, viewer_id}, viewer_id=viewer_id)
+        if viewer_id
+        else [],
+        "site_table": selectors.all_time(user_ids=opted_in_ids(), viewer_id=viewer_id),
+    }
+    return TemplateResponse(request, "daily/all_time.html", context)

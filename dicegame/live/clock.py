@@ -53,6 +53,7 @@ def sweep() -> int:
 
 def _sweep() -> int:
     global _last_expiry_sweep, _last_presence_sweep
+    from daily.services import close_ended as daily_close_ended
     from dicegame.live.presence import sweep_dead_processes
     from dicegame.live.rooms import games_expire_idle
     from dicegame.services import games_settle_overdue
@@ -71,6 +72,9 @@ def _sweep() -> int:
     if now - _last_expiry_sweep > EXPIRY_SWEEP_SECONDS:
         _last_expiry_sweep = now
         changed += games_expire_idle()
+        # Daily challenge games left unfinished when their day ended close with what was written (one
+        # indexed query when there are none; an action or a view of such a game closes it at once too).
+        changed += daily_close_ended()
     return changed
 
 

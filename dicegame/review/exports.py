@@ -12,6 +12,7 @@ from django.utils import translation
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from daily.days import day_end, seed_secret_until  # pure: the daily challenge's calendar
 from dicegame import analysis as A
 from dicegame.models import Game, Player
 from dicegame.review.analysis_store import ReviewError, _completed_turns, analysis_for
@@ -31,14 +32,31 @@ def game_export(*, game: Game) -> dict:
     turns = _completed_turns([game.pk]).get(game.pk, [])
     # Seats are numbered from 1, as people read them (and as the CSV export numbers them).
     seat_of = {p.pk: p.seat + 1 for p in players}
+    # A daily challenge's seed deals everyone's dice of the day: until the day ends the export names the
+    # day and its commitment, and leaves out the seed and the optimal line (dice the player never saw).
+    secret_until = seed_secret_until(game)
+    seats = {str(int(seat) + 1): v for seat, v in (stored.data.get("seats") or {}).items()}
+    if secret_until is not None:
+        seats = {
+            n: {**v, "optimal": {"total": v["optimal"]["total"]} if v.get("optimal") else None}
+            for n, v in seats.items()
+        }
     return {
         "format": "penta-game/2",
         "game": game.pk,
         "kind": game.kind,
         "created_at": game.created_at.isoformat(),
         "finished_at": game.finished_at.isoformat() if game.finished_at else None,
-        "seed": game.seed,
+        "seed": None if secret_until is not None else game.seed,
         "seed_commitment": game.seed_commitment,
+        "daily": {
+            "date": game.daily_date.isoformat(),
+            "commitment": game.seed_commitment,
+            "recipe_game": game.dice_namespace,  # the recipe's {game}: the date, the same for everyone
+            "seed_revealed_at": day_end(game.daily_date).isoformat(),
+        }
+        if game.daily_date
+        else None,
         "dice_recipe": "HMAC-SHA256(seed, 'penta/v1/{game}/{turn}/{roll}/{die}/{attempt}'), see README",
         "hints_used": game.hints_used,
         "players": [
@@ -72,7 +90,7 @@ def game_export(*, game: Game) -> dict:
             "thresholds": stored.data.get("thresholds"),
             # Per seat: V(start), luck, total_loss, adjusted (V(start) - total loss), accuracy, final
             # (final = start + luck - total_loss), and "optimal": the optimal player on the seat's dice.
-            "seats": {str(int(seat) + 1): v for seat, v in (stored.data.get("seats") or {}).items()},
+            "seats": seats,
             "accuracy_scale": A.ACCURACY_SCALE,
             "rolls": [
                 {"turn": t["number"], "roll": k, "dice": r["dice"], "luck": r.get("luck")}

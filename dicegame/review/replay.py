@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from daily.days import seed_secret_until  # pure: the daily challenge's calendar
 from dicegame import analysis as A
 from dicegame import charts
 from dicegame.labels import box_label
@@ -224,6 +226,9 @@ class Review:
     luck_chart: SafeString = field(default_factory=lambda: mark_safe(""))
     line: str = "own"  # "optimal": the replay shows the optimal player's turn on the same dice
     optimal_turn: OptimalTurn | None = None
+    # A daily challenge's optimal line shows dice at slots the player never saw, which are everyone's
+    # dice of the day: until the day ends only its total (the par) is shown.
+    optimal_secret_until: datetime | None = None
 
     @property
     def line_query(self) -> str:
@@ -380,6 +385,9 @@ def game_review(
             )
             own += UPPER_BONUS if upper >= UPPER_BONUS_THRESHOLD else 0
             optimal_turn = OptimalTurn(optimal["turns"][rnd - 1], own, optimal["total"])
+    secret_until = seed_secret_until(game)
+    if secret_until is not None:
+        optimal_turn = None
     if optimal_turn is None:
         line_kind = "own"
     rows = [
@@ -398,6 +406,7 @@ def game_review(
         luck_chart=luck_chart(data, players),  # outside the replay: no marker to keep in step
         line=line_kind,
         optimal_turn=optimal_turn,
+        optimal_secret_until=secret_until,
     )
 
 

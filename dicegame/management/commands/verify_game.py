@@ -2,6 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
+from daily.days import seed_secret_until
 from dicegame import dice
 from dicegame.models import Game
 
@@ -18,6 +19,13 @@ class Command(BaseCommand):
             raise CommandError(f"There is no game {game_id}.")
         if not game.is_finished:
             raise CommandError(f"Game {game_id} is still in play: its seed is revealed when it is over.")
+        secret_until = seed_secret_until(game)
+        if secret_until is not None:
+            raise CommandError(
+                f"Game {game_id} is the daily challenge of {game.daily_date.isoformat()}: its seed deals "
+                f"everyone's dice of that day, so it is revealed (and checked) only when the day ends, "
+                f"at {secret_until.isoformat()}."
+            )
         problems = []
         if dice.commitment(game.seed) != game.seed_commitment:
             problems.append("the seed does not match the commitment shown at the start")

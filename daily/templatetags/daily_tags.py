@@ -1,0 +1,44 @@
+"""The daily challenge on other apps' screens: whether a game's seed is still secret, the home page's
+card and the player page's section (streaks, best days)."""
+
+from __future__ import annotations
+
+from django import template
+
+from daily import days, selectors
+
+register = template.Library()
+
+
+@register.filter
+def daily_seed_secret_until(game):
+    """The moment a daily game's seed may be shown, while its day lasts; None otherwise."""
+    return days.seed_secret_until(game)
+
+
+@register.inclusion_tag("daily/cards.html#daily-home-card", takes_context=True)
+def daily_home_card(context):
+    from daily.services import attempt_of
+    from dicegame.actors import actor_from_request
+
+    request = context["request"]
+    date = days.today()
+    actor = actor_from_request(request)
+    attempt = attempt_of(actor, date) if (actor.user_id or actor.guest_key) else None
+    return {
+        "date": date,
+        "played": selectors.played_count(date),
+        "attempt": attempt,
+        "finished": attempt is not None and attempt.game.is_finished,
+        "csrf_token": context.get("csrf_token"),
+        "request": request,
+    }
+
+
+@register.inclusion_tag("daily/cards.html#daily-player-section")
+def daily_player_section(target, is_me=False):
+    return {
+        "streaks": selectors.streaks(target.pk),
+        "best": selectors.best_days(target.pk),
+        "is_me": is_me,
+    }
