@@ -488,6 +488,14 @@ def _analyse(game_id: int) -> None:
         analyse_pending([game_id])
     except Exception:  # the game is saved; the review computes the analysis on first view instead
         logger.exception("could not analyse game %s", game_id)
+    try:
+        # The people's large, clear mistakes become puzzles (imported here: the puzzles app's models
+        # must not load while this module does; `build_puzzles` catches up on anything missed).
+        from puzzles.services import add_game_puzzles
+
+        add_game_puzzles(game_id)
+    except Exception:
+        logger.exception("could not add the puzzles of game %s", game_id)
 
 
 # -- timers ------------------------------------------------------------------------------------------

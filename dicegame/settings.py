@@ -60,6 +60,8 @@ INSTALLED_APPS = [
     "feedback",
     "daily",
     "ratings",
+    "winprob",
+    "puzzles",
 ]
 
 MIDDLEWARE = [

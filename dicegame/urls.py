@@ -51,6 +51,8 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("report/", include(("feedback.urls", "feedback"))),
     path("daily/", include(("daily.urls", "daily"))),
+    path("", include(("winprob.urls", "winprob"))),
+    path("puzzles/", include(("puzzles.urls", "puzzles"))),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]
