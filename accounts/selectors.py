@@ -18,7 +18,13 @@ def friend_ids(*, user_id: int) -> set[int]:
 
 
 def friends_of(*, user_id: int) -> QuerySet:
-    return get_user_model().objects.filter(pk__in=friend_ids(user_id=user_id)).order_by("username")
+    # With their ratings (ratings.PlayerRating): the friends list shows them, in the same query.
+    return (
+        get_user_model()
+        .objects.filter(pk__in=friend_ids(user_id=user_id))
+        .select_related("rating")
+        .order_by("username")
+    )
 
 
 def are_friends(*, a: int, b: int) -> bool:

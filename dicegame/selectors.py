@@ -98,7 +98,7 @@ def game_lobby(*, game: Game, actor: Actor) -> Lobby | None:
     from accounts.selectors import friends_of
     from dicegame.models import Invitation
 
-    seats = list(game.players.all())
+    seats = list(game.players.select_related("user__rating"))  # the seats show their people's ratings
     invitations = list(game.invitations.select_related("to_user").filter(status=Invitation.Status.PENDING))
     mine = next((i for i in invitations if actor.user_id is not None and i.to_user_id == actor.user_id), None)
     removed = set(

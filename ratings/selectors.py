@@ -41,7 +41,13 @@ def rating_of_user(user) -> Shown | None:
 
 
 def rating_history(*, user_id: int) -> list[RatingChange]:
-    changes = RatingChange.objects.filter(user_id=user_id).order_by("-created_at", "-id")[:HISTORY_POINTS]
+    """The last rated games, oldest first, in one query: each change carries `user.rating`, the
+    current rating (there is none without a change)."""
+    changes = (
+        RatingChange.objects.filter(user_id=user_id)
+        .select_related("user__rating")
+        .order_by("-created_at", "-id")[:HISTORY_POINTS]
+    )
     return list(reversed(changes))
 
 
@@ -69,11 +75,10 @@ def game_rating_changes(*, game_id: int) -> dict[int, RatingChange]:
     return {c.user_id: c for c in RatingChange.objects.filter(game_id=game_id)}
 
 
-def rating_board_values(user_ids) -> dict[int, tuple[float, int, bool]]:
-    """user id -> (rating rounded, rated games, provisional) for those of `user_ids` with a rating."""
-    return {
-        uid: (round(rating), games, rd > PROVISIONAL_RD)
-        for uid, rating, rd, games in PlayerRating.objects.filter(user_id__in=user_ids).values_list(
-            "user_id", "rating", "rd", "games"
-        )
-    }
+def rating_board_values(user_ids) -> dict[int, tuple[int, int, bool, str]]:
+    """user id -> (rating rounded, rated games, provisional, username) for those of `user_ids` with a
+    rating, in one query."""
+    rows = PlayerRating.objects.filter(user_id__in=user_ids).values_list(
+        "user_id", "rating", "rd", "games", "user__username"
+    )
+    return {uid: (round(rating), games, rd > PROVISIONAL_RD, name) for uid, rating, rd, games, name in rows}

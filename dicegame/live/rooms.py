@@ -146,7 +146,11 @@ def _notify_invitation(invitation: Invitation) -> None:
     from dicegame.live.notices import notice_html, notify_user
 
     def notice() -> str:
-        text = _("%(name)s invites you to a game of Penta.") % {"name": invitation.from_user.username}
+        name = {"name": invitation.from_user.username}
+        if invitation.game.rated:
+            text = _("%(name)s invites you to a rated game of Penta.") % name
+        else:
+            text = _("%(name)s invites you to a game of Penta.") % name
         return notice_html(text, f"/games/{invitation.game_id}/", _("Open the game"))
 
     notify_user(invitation.to_user_id, notice)

@@ -1,8 +1,8 @@
-"""Leaderboards among friends and site-wide: best total, recent average, most Pentas, accuracy."""
+"""Leaderboards among friends and site-wide: rating, best total, recent average, most Pentas, accuracy."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.contrib.auth import get_user_model
 from django.db.models import Count, F, Max, Q, Sum, Window
@@ -15,6 +15,7 @@ from dicegame.models import Game, Player
 from dicegame.review.cache import cached
 from dicegame.review.records import counted_seats
 from dicegame.review.stats import game_accuracy
+from ratings.selectors import rating_board_values
 
 LEADERBOARD_SIZE = 20
 LEADERBOARD_RECENT = 20  # "average over the last 20 games"
@@ -29,6 +30,7 @@ class BoardRow:
     value: float
     games: int
     is_me: bool
+    provisional: bool = False  # a rating still uncertain (ratings.models.PROVISIONAL_RD)
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,21 @@ def leaderboards(*, user_ids, viewer_id: int | None) -> list[Board]:
         f"penta:boards:{A.ANALYSIS_VERSION}:{get_language()}:{viewer_id}:{who}:"
         f"{state['n']}:{state['users']}:{state['last_id']}:{state['last']}:{state['analysed']}"
     )
-    return cached(key, lambda: _leaderboards(seats, viewer_id))
+    return cached(key, lambda: [_rating_board(user_ids, viewer_id), *_leaderboards(seats, viewer_id)])
+
+
+def _rating_board(user_ids, viewer_id: int | None) -> Board:
+    """The Glicko-2 ratings of these users (those with a rated game). A rating changes only when one of
+    its rated games finishes, which the boards' cache key counts."""
+    values = rating_board_values(user_ids)
+    names = {u: v[3] for u, v in values.items()}
+    rows = _ranked({u: (v[0], v[1]) for u, v in values.items()}, names, viewer_id)
+    return Board(
+        "rating",
+        _("Rating"),
+        _("rating"),
+        [replace(row, provisional=values[row.user_id][2]) for row in rows],
+    )
 
 
 def _leaderboards(seats, viewer_id: int | None) -> list[Board]:

@@ -58,11 +58,12 @@ def rating_rule_text():
 @register.inclusion_tag("ratings/player_section.html")
 def player_rating_section(target):
     changes = selectors.rating_history(user_id=target.pk)
+    current = selectors.shown(changes[-1].user.rating) if changes else None
     return {
         "target": target,
-        "badge": rating(target),
+        "badge": _badge(current),
         "changes": changes[::-1][:10],
-        "games": len(changes),
+        "games": current.games if current else 0,
         "chart": mark_safe(selectors.history_chart(changes)),  # charts escapes every text
         "rule": rating_rule(),
     }
