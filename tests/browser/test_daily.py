@@ -1,0 +1,107 @@
+"""The daily challenge played in Chromium to the end, as a person plays it (the page's buttons), then its
+results: the place among friends and everyone, the par, and the share text with its copy button."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.utils import timezone
+from playwright.sync_api import Browser, expect
+
+from daily import services
+from daily.models import DailyAttempt, DailySeed
+from dicegame.analysis import optimal_line
+from dicegame.models import Game, Player
+from dicegame.strategy import Strategy
+from tests.browser.test_solo_game import WAIT_MS, choose_box, confirm, roll, roll_button, turn_field
+from tests.factories import PASSWORD, GameFactory, PlayerFactory, UserFactory, befriend
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _patient_expectations():
+    expect.set_options(timeout=WAIT_MS)
+    yield
+    expect.set_options(timeout=5_000)
+
+
+def made_up_result(user, date, total: int) -> None:
+    game = GameFactory(daily_date=date, status=Game.Status.FINISHED, finished_at=timezone.now())
+    PlayerFactory(game=game, user=user, total=total)
+    DailyAttempt.objects.create(date=date, game=game, user=user, ranked=True)
+
+
+def test_play_the_daily_challenge_to_the_end_and_share_it(browser: Browser, live_server_url: str):
+    services.publish_commitments()
+    date = services.today()
+    me, friend, stranger = UserFactory(username="dana"), UserFactory(username="fenna"), UserFactory()
+    befriend(me, friend)
+    made_up_result(friend, date, 1000)  # more than a game can score but for Penta bonuses: first place
+    made_up_result(stranger, date, 0)  # last place
+
+    context = browser.new_context(locale="en-GB")
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server_url)
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    page.goto(f"{live_server_url}/accounts/login/")
+    page.get_by_label("Username").fill(me.username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("link", name=me.username)).to_be_visible()
+
+    page.goto(f"{live_server_url}/daily/")
+    commitment = DailySeed.objects.get(date=date).commitment
+    expect(page.locator("[data-commitment]")).to_have_text(commitment)
+    expect(page.locator("[data-played]")).to_have_attribute("data-played", "2")
+    expect(page.locator("[data-boards-closed]")).to_be_visible()
+    page.get_by_role("button", name="Play today's challenge").click()
+    expect(page).to_have_url(re.compile(r"/games/\d+/$"))
+    expect(page.locator("[data-commitment]")).to_have_text(commitment)
+    expect(page.locator('[data-action="hints"]')).to_have_count(0)  # no hints in the daily
+
+    for turn in range(1, 14):
+        expect(turn_field(page)).to_have_value(str(turn))
+        expect(roll_button(page)).to_be_enabled()
+        roll(page)
+        choose_box(page)
+        confirm(page, turn)
+
+    game = Game.objects.get(daily_date=date, players__user=me)
+    total = Player.objects.get(game=game).total
+    expect(page.locator("[data-final-total]")).to_have_attribute("data-final-total", str(total))
+    # The seed deals everyone's dice today: the finished page keeps it until the day ends.
+    expect(page.locator("[data-seed-secret-until]")).to_be_visible()
+    expect(page.locator("[data-seed]")).to_have_count(0)
+    assert game.seed not in page.content()
+
+    page.get_by_role("link", name="The daily challenge's results").click()
+    expect(page).to_have_url(re.compile(r"/daily/$"))
+    par = optimal_line(Strategy.shared(), game.seed, date.isoformat(), seat=0, seat_count=1)["total"]
+    expect(page.locator("[data-daily-total]")).to_have_attribute("data-daily-total", str(total))
+    expect(page.locator("[data-par]")).to_have_attribute("data-par", str(par))
+    # Between the friend's 1000 and the stranger's 0 (a game's Chance alone scores more than 0).
+    expect(page.locator("[data-rank]")).to_have_attribute("data-rank", "2")
+    expect(page.locator("[data-rank]")).to_have_text("2 of 3")
+    expect(page.locator("[data-friends-rank]")).to_have_text("2 of 2")
+    expect(page.locator('[data-chart="daily-histogram"] rect.highlight')).to_have_count(1)
+
+    share = page.locator("[data-share-text]")
+    lines = share.inner_text().strip().split("\n")
+    assert lines[0] == f"Penta daily {date.isoformat()}: {total} (par {par})"
+    assert len(lines[1]) == 13 and set(lines[1]) <= {"\U0001f7e9", "\U0001f7e8", "\u2b1b"}
+    assert lines[2] == f"{live_server_url}/daily/"
+    copy = page.locator('[data-copy-link="#daily-share-text"]')
+    expect(copy).to_have_accessible_name("Copy the share text")
+    copy.click()
+    expect(copy).to_have_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == share.inner_text().strip()
+    assert game.seed not in page.content()
+
+    # The day's leaderboard, among friends: the friend first, then me.
+    friends = page.locator('[data-board="friends"] tbody tr')
+    expect(friends).to_have_count(2)
+    expect(friends.nth(0)).to_have_attribute("data-user", friend.username)
+    expect(friends.nth(1)).to_have_attribute("data-user", me.username)
+    context.close()
