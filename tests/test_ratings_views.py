@@ -109,6 +109,11 @@ def test_a_finished_rated_game_shows_each_persons_change(strategy):
     change = RatingChange.objects.get(game=game, user=a)
     delta = round(change.rating_after - change.rating_before)
     assert f'data-rating-change="+{delta}"' in page
+    assert RULE_EN in page
+    # A casual game's end shows no rating change.
+    casual = play_out(rated_room(a, [b], rated=False), [a, b])
+    page = client_for(a).get(f"/games/{casual.pk}/").content.decode()
+    assert "data-rating-change" not in page and RULE_EN not in page
 
 
 def test_the_player_page_has_the_rating_with_its_history_chart_and_the_rule(strategy):
