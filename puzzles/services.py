@@ -12,6 +12,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils.translation import gettext as _
 
+from daily.days import seed_secret_until
 from dicegame import analysis as A
 from dicegame.models import Game, GameAnalysis
 from dicegame.scoring import Box
@@ -68,8 +69,9 @@ def _puzzle_for(candidate: P.Candidate) -> tuple[Puzzle, bool]:
 def add_game_puzzles(game_id: int, strategy: Strategy | None = None) -> int:
     """Add the puzzles of a finished game from its stored (current) analysis: the positions where a
     person (not a computer seat, not a turn the computer played for them) lost a lot and the best
-    choice was clear (`puzzles.positions`). Idempotent: a position already in the pool gains this
-    game's turn as another source, a source already stored is left alone. Returns the sources added."""
+    choice was clear (`puzzles.positions`); none from a daily challenge whose day is not over.
+    Idempotent: a position already in the pool gains this game's turn as another source, a source
+    already stored is left alone. Returns the sources added."""
     analysis = (
         GameAnalysis.objects.filter(
             game_id=game_id, version=A.ANALYSIS_VERSION, game__status=Game.Status.FINISHED
@@ -78,6 +80,10 @@ def add_game_puzzles(game_id: int, strategy: Strategy | None = None) -> int:
         .first()
     )
     if analysis is None:
+        return 0
+    if seed_secret_until(analysis.game) is not None:
+        # A daily challenge's positions would show everyone that day's dice before the day ends: they
+        # join the pool afterwards, when build_puzzles next runs.
         return 0
     players = {p.seat: p for p in analysis.game.players.all()}
     people = [seat for seat, p in players.items() if not p.is_bot]

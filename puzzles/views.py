@@ -13,7 +13,7 @@ from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
-from daily.services import today
+from daily.days import today
 from dicegame import hint_words
 from dicegame.board import pips
 from dicegame.labels import box_label

@@ -213,6 +213,19 @@ def test_unfinished_or_unanalysed_games_add_nothing(person):
     assert S.build_pool() == (0, 0)
 
 
+@pytest.mark.django_db
+def test_a_daily_challenge_joins_the_pool_only_when_its_day_is_over(person):
+    from daily.days import today
+
+    game = make_game([person, "easy"], strengths=["easy", "easy"])
+    Game.objects.filter(pk=game.pk).update(daily_date=today())
+    game.refresh_from_db()
+    analysed(game)
+    assert S.add_game_puzzles(game.pk) == 0  # today's dice stay unseen until the day ends
+    Game.objects.filter(pk=game.pk).update(daily_date=today() - dt.timedelta(days=1))
+    assert S.build_pool()[1] > 0
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_game_finished_through_the_services_adds_its_puzzles_at_once(person):
     """Played by a person who writes greedily after one roll: the end analyses it and adds its puzzles."""

@@ -2,7 +2,7 @@
 
 from django import template
 
-from daily.services import today
+from daily.days import today
 from puzzles import services
 from puzzles.models import THEME_LABELS
 

@@ -1,0 +1,86 @@
+"""Solving puzzles in Chromium: marking the dice of the best hold, or clicking the best box, and reading
+the answer with its expected totals and the rating change."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from dicegame.scoring import Box
+from puzzles.models import PuzzleRating
+from tests.browser.test_review import log_in
+from tests.factories import UserFactory
+from tests.test_puzzles import ALL_BUT, make_puzzle
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+WAIT_MS = 20_000
+
+
+@pytest.fixture(autouse=True)
+def _patient_expectations():
+    expect.set_options(timeout=WAIT_MS)
+    yield
+    expect.set_options(timeout=5_000)
+
+
+def test_solve_a_puzzle_by_keeping_the_best_dice(page: Page, live_server_url, strategy):
+    user = UserFactory()
+    puzzle = make_puzzle(None, (6, 6, 6, 1, 2), 2, strategy)  # keep the three 6s
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    log_in(page, live_server_url, user.username)
+    page.goto(f"{live_server_url}/puzzles/")
+    page.get_by_role("button", name="Next puzzle").click()
+    expect(page).to_have_url(re.compile(rf"/puzzles/{puzzle.pk}/$"))
+    expect(page.locator(".turn-line")).to_contain_text("2 rolls left")
+
+    # First an illegal choice: all five kept. The server refuses it; the message shows, nothing moves.
+    for n in range(1, 6):
+        page.locator(f'label[data-die="{n}"]').click()
+    page.get_by_role("button", name="Keep the marked dice, roll the others").click()
+    expect(page.locator("#puzzle-answer [data-error]")).to_have_text(
+        "Keeping all five means writing them now: choose a box."
+    )
+    assert not PuzzleRating.objects.filter(user=user).exists()
+
+    # The dice are sorted: 1 2 6 6 6. Unmark the 1 and the 2, keep the 6s, roll.
+    page.locator('label[data-die="1"]').click()
+    page.locator('label[data-die="2"]').click()
+    expect(page.locator("#keep-3")).to_be_checked()
+    expect(page.locator("#keep-1")).not_to_be_checked()
+    page.get_by_role("button", name="Keep the marked dice, roll the others").click()
+
+    answer = page.locator("#puzzle-answer")
+    expect(answer).to_have_attribute("data-result", "right")
+    expect(answer.locator("[data-verdict]")).to_have_text("Right: that is the best move.")
+    expect(answer.locator("[data-reason]")).to_contain_text("Keep the three 6s")
+    expect(answer.locator("[data-expected]")).to_have_count(3)
+    best = puzzle.best.value
+    expect(answer.locator("tr.best [data-expected]")).to_have_text(f"{best:.1f}")
+    rating = PuzzleRating.objects.get(user=user)
+    expect(answer.locator(".puzzle-rating-change")).to_have_text(
+        re.compile(rf"Your puzzle rating: 1500 → {round(rating.rating)} \(\+\d+\)")
+    )
+    assert rating.rating > 1500 and rating.attempts == 1
+    # The one refused request (400) is the browser's own log line; nothing else went wrong.
+    assert [e for e in errors if "status of 400" not in e] == []
+
+
+def test_solve_a_puzzle_by_clicking_the_best_box_in_dutch(page: Page, live_server_url, strategy):
+    user = UserFactory()
+    puzzle = make_puzzle(ALL_BUT(Box.SMALL_STRAIGHT, Box.CHANCE, Box.ONES), (1, 2, 3, 4, 6), 0, strategy)
+    log_in(page, live_server_url, user.username)
+    page.context.add_cookies([{"name": "django_language", "value": "nl", "url": live_server_url}])
+    page.goto(f"{live_server_url}/puzzles/{puzzle.pk}/")
+    # No roll left: the dice cannot be marked, a box is the answer.
+    expect(page.locator("#keep-1")).to_be_disabled()
+    expect(page.locator('[data-box="FOURS"]')).to_be_disabled()
+    page.locator('[data-box="SMALL_STRAIGHT"]').click()
+    answer = page.locator("#puzzle-answer")
+    expect(answer).to_have_attribute("data-result", "right")
+    expect(answer.locator("[data-verdict]")).to_have_text("Goed: dat is de beste zet.")
+    expect(answer.locator("[data-expected]")).to_have_count(3)
+    expect(answer.locator(".puzzle-rating-change")).to_contain_text("Je puzzelrating: 1500 →")
