@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from django.db.models import F
 from django.db.models.functions import Abs
 
-from puzzles.models import Puzzle, PuzzleRating, PuzzleSource
+from puzzles.models import Attempt, Puzzle, PuzzleRating, PuzzleSource
 from puzzles.positions import THEMES
 
 DEFAULT_RATING = 1500.0
@@ -48,6 +48,11 @@ def next_puzzle(*, user=None, theme: str | None = None, seen: Iterable[int] = ()
         pool = pool.exclude(pk__in=list(seen))
         rating = DEFAULT_RATING
     return pool.annotate(distance=Abs(F("rating") - rating)).order_by("distance", "pk").first()
+
+
+def tried(puzzle: Puzzle, user) -> bool:
+    """Whether the person has made their rated attempt at this puzzle (any further one is practice)."""
+    return Attempt.objects.filter(puzzle=puzzle, user=user).exists()
 
 
 def own_source(puzzle: Puzzle, user) -> PuzzleSource | None:

@@ -143,6 +143,7 @@ def _page(request: HttpRequest, puzzle: Puzzle, *, status: int = 200, **extra) -
         "own_line": own_mistake_line(source, puzzle.rolls_left) if source else "",
         "own_source": source,
         "is_daily": services.daily_puzzle(today()) == puzzle,
+        "tried": user is not None and selectors.tried(puzzle, user),
         "next_url": reverse("puzzles:next") + (f"?{urlencode({'theme': theme})}" if theme else ""),
         "form_url": reverse("puzzles:puzzle", args=[puzzle.pk])
         + (f"?{urlencode({'theme': theme})}" if theme else ""),

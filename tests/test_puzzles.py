@@ -383,6 +383,7 @@ def test_only_the_first_attempt_moves_the_ratings(user, user_client, keep_puzzle
     keep_puzzle.refresh_from_db()
     assert keep_puzzle.rating == puzzle_after_first and keep_puzzle.attempts == 1
     assert Attempt.objects.count() == 1
+    assert "data-tried" in user_client.get(f"/puzzles/{keep_puzzle.pk}/").content.decode()
 
 
 @pytest.mark.django_db(transaction=True)

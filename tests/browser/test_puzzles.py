@@ -6,10 +6,12 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from dicegame.scoring import Box
 from puzzles.models import PuzzleRating
+from tests.browser.test_accessibility import BLOCKING, scan
+from tests.browser.test_layout import DESKTOP, PHONE, new_page
 from tests.browser.test_review import log_in
 from tests.factories import UserFactory
 from tests.test_puzzles import ALL_BUT, make_puzzle
@@ -84,3 +86,31 @@ def test_solve_a_puzzle_by_clicking_the_best_box_in_dutch(page: Page, live_serve
     expect(answer.locator("[data-verdict]")).to_have_text("Goed: dat is de beste zet.")
     expect(answer.locator("[data-expected]")).to_have_count(3)
     expect(answer.locator(".puzzle-rating-change")).to_contain_text("Je puzzelrating: 1500 →")
+
+
+@pytest.mark.parametrize(
+    ("viewport", "dark"), [(DESKTOP, True), (PHONE, False)], ids=["desktop-dark", "phone-light"]
+)
+def test_the_puzzle_screens_pass_axe_and_fit_a_phone(
+    browser: Browser, live_server_url, strategy, viewport, dark
+):
+    user = UserFactory()
+    puzzle = make_puzzle(None, (6, 6, 6, 1, 2), 2, strategy)
+    page = new_page(browser, viewport, dark=dark, bypass_csp=True)
+    log_in(page, live_server_url, user.username)
+    found = {}
+    page.goto(f"{live_server_url}/")
+    expect(page.locator(f'[data-daily-puzzle="{puzzle.pk}"]')).to_be_visible()
+    found["home"] = scan(page)
+    page.goto(f"{live_server_url}/puzzles/")
+    found["list"] = scan(page)
+    page.goto(f"{live_server_url}/puzzles/{puzzle.pk}/")
+    page.locator('label[data-die="3"]').click()
+    found["puzzle"] = scan(page)
+    page.locator('[data-box="CHANCE"]').click()
+    expect(page.locator("#puzzle-answer")).to_have_attribute("data-result", "wrong")
+    found["answer"] = scan(page)
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    blocking = {w: [v for v in vs if v["impact"] in BLOCKING] for w, vs in found.items()}
+    assert not any(blocking.values()), blocking
+    page.context.close()
