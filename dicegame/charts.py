@@ -72,9 +72,11 @@ def line_chart(
     y_label: str = "",
     marker_x: float | None = None,
     y_floor: float | None = None,
+    marks: Sequence[tuple[float, float, str, str]] = (),
 ) -> str:
     """Lines over a shared x axis; y is fitted to the data with round ticks. `marker_x` draws a
-    vertical line (the replay's current position)."""
+    vertical line (the replay's current position); `marks` (x, y, short text, title) draw numbered
+    rings on the lines (the review's largest swings of the winning chances)."""
     ys = [y for s in series for _x, y in s.points]
     xs = [x for s in series for x, _y in s.points]
     parts = _frame(title, desc, "line-chart")
@@ -126,6 +128,11 @@ def line_chart(
         lx, ly = s.points[-1]
         parts.append(f'<circle class="chart-dot" cx="{sx(lx):.1f}" cy="{sy(ly):.1f}" r="3"/>')
         parts.append("</g>")
+    for x, y, text, title in marks:
+        px, py = sx(x), sy(y)
+        parts.append(f'<g class="chart-mark"><title>{escape(title)}</title>')
+        parts.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="9"/>')
+        parts.append(f'<text x="{px:.1f}" y="{py + 4:.1f}" text-anchor="middle">{escape(text)}</text></g>')
     parts.append("</svg>")
     return "".join(parts)
 

@@ -27,6 +27,7 @@ from dicegame.labels import box_label
 from dicegame.models import Game
 from dicegame.scoring import Box
 from dicegame.services import Actor, GameActionError
+from winprob.chances import page_bar
 
 GAME_TEMPLATE = "dicegame/game.html"
 STRENGTH_CHOICES = [("easy", _lazy("Easy")), ("medium", _lazy("Medium")), ("hard", _lazy("Hard (optimal)"))]
@@ -126,6 +127,9 @@ def _render_game(
         # The end of the game for the viewer: place, total, best before it.
         "result": moments.game_result(game=game, seat=board.my_seat) if game.is_finished else None,
     }
+    if not (request.htmx and not request.htmx.boosted) and not game.is_open:
+        # The winning chances bar above the sheet (winprob): on the whole page only; pushes update it.
+        context["win_bar"] = page_bar(game, [s.player for s in board.seats], board.turn, board.my_seat)
     if request.htmx and not request.htmx.boosted:
         if game.is_finished and status == 200:
             # The finished page has another shape (result, log, seed): load it whole.

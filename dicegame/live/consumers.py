@@ -34,6 +34,7 @@ from dicegame.live import limits, presence, protocol, pushes, rooms
 from dicegame.live.notices import NOTICE_TEMPLATE, event_html, user_group
 from dicegame.models import Game
 from dicegame.services import Actor, GameActionError
+from winprob import live as winprob_live
 
 CLOSE_LOGIN_REQUIRED = 4401
 CLOSE_NOT_ALLOWED = 4404
@@ -170,6 +171,10 @@ class _LimitedSocket(AsyncWebsocketConsumer):
 class GameConsumer(_LimitedSocket):
     opened: presence.Opened | None = None
     groups_joined: tuple = ()
+    # The winning chances bar (winprob.live): whether this seat's player switched it on, and the
+    # version of the last bar forwarded (bars come after their board, maybe from another process).
+    wants_bar = False
+    bar_version = -1
 
     async def connect(self):
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
@@ -203,6 +208,9 @@ class GameConsumer(_LimitedSocket):
             await self.close(code=CLOSE_NOT_ALLOWED)
             return
         self.opened = opened
+        if opened.seat_id is not None:
+            wants = database_sync_to_async(winprob_live.seat_wants_bar)
+            self.wants_bar = await wants(self.game_id, opened.seat_id)
         self.limiter = limits.SocketLimiter(identity)
         self.groups_joined = (pushes.game_group(self.game_id),)
         if opened.seat_id is None:
@@ -262,6 +270,21 @@ class GameConsumer(_LimitedSocket):
             return
         self.version = version
         await self.send(text_data=event["html"])
+
+    async def win_bar(self, event):
+        """The winning chances of a position, after its board: a spectator's screen always shows them, a
+        seat's only if its player switched them on in a game that is not rated."""
+        if event["language"] != self.language or event["version"] < self.bar_version:
+            return
+        seat = self.opened.seat_id if self.opened is not None else None
+        if self.opened is None or (seat is not None and (event["rated"] or not self.wants_bar)):
+            return
+        self.bar_version = event["version"]
+        await self.send(text_data=event["html"] if self.opened.seat_id is None else event["seat_html"])
+
+    async def win_choice(self, event):
+        """The seat's player switched the bar on or off (winprob.views.toggle)."""
+        self.wants_bar = bool(event["on"])
 
     async def game_refresh(self, event):
         """The room changed before its start: every screen draws its own (the lobby differs per viewer)."""

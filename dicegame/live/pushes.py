@@ -29,6 +29,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from dicegame.board import CHANGE_REGIONS, board_for, board_state, view_key
 from dicegame.models import Game, Player, Turn
+from winprob import live as winprob_live
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +66,11 @@ def _push_committed(game: Game) -> None:
             _dispatch(messages)
     except Exception:  # the change is saved; a screen that missed it is redrawn when it reconnects
         logger.exception("could not broadcast version %s of game %s", game.version, game.pk)
+    try:
+        # The winning chances bar, after the board and off the action's path (winprob.live).
+        winprob_live.after_push(game, change)
+    except Exception:
+        logger.exception("could not start the winning chances of game %s", game.pk)
 
 
 def _dispatch(messages: list[tuple[str, str, dict]]) -> None:

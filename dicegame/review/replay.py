@@ -229,6 +229,10 @@ class Review:
     # A daily challenge's optimal line shows dice at slots the player never saw, which are everyone's
     # dice of the day: until the day ends only its total (the par) is shown.
     optimal_secret_until: datetime | None = None
+    # Every seat's chance of winning through the game (winprob), its largest swings, or "on its way".
+    win_chart: SafeString = field(default_factory=lambda: mark_safe(""))
+    win_swings: list = field(default_factory=list)
+    win_pending: bool = False
 
     @property
     def line_query(self) -> str:
@@ -407,7 +411,25 @@ def game_review(
         line=line_kind,
         optimal_turn=optimal_turn,
         optimal_secret_until=secret_until,
+        **_win_course(game, players),
     )
+
+
+def _win_course(game: Game, players: list[Player]) -> dict:
+    """The winning chances through the game (winprob.review): stored once worked out (in the
+    background, when the game ended); a review that finds none asks for it and says so."""
+    from winprob import live as winprob_live
+    from winprob import review as winprob_review
+
+    if game.kind == Game.Kind.SOLO or not winprob_review.has_course(game, len(players)):
+        return {}
+    course = winprob_review.stored(game)
+    if course is None:
+        return {"win_pending": winprob_live.schedule_course(game)}
+    return {
+        "win_chart": mark_safe(winprob_review.win_chart(course.data, players, SEAT_CLASSES)),
+        "win_swings": winprob_review.swing_labels(course.data, players),
+    }
 
 
 def luck_chart(data: dict, players: list[Player], *, marker_x: float | None = None) -> SafeString:

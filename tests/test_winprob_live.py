@@ -1,0 +1,279 @@
+"""The winning chances bar on the game screen (winprob): who sees it on the page, who may switch it on,
+and who gets it pushed after a move (spectators always, a player who switched it on in a casual game,
+never a player of a rated game)."""
+
+import asyncio
+import re
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from dicegame import services
+from dicegame.asgi import application
+from dicegame.live import pushes, rooms
+from dicegame.models import Game, Turn
+from tests.factories import UserFactory, actor, befriend, client_for, session_cookie
+from winprob.models import WinBarChoice
+
+ORIGIN = (b"origin", b"http://localhost")
+
+
+def two_player_game(rated=False):
+    host, friend = UserFactory(username="hana"), UserFactory(username="femke")
+    befriend(host, friend)
+    game = rooms.room_create(actor=actor(host), seats=2, turn_seconds=0, rated=rated)
+    rooms.room_join_by_link(token=game.invite_token, actor=actor(friend))
+    rooms.room_start(game_id=game.pk, actor=actor(host))
+    game.refresh_from_db()
+    return game, host, friend
+
+
+def bar_of(html: str) -> str:
+    match = re.search(r'<section id="win-bar".*?</section>', html, re.S)
+    return match.group(0) if match else ""
+
+
+def chances_in(html: str) -> list[int]:
+    return [int(x) for x in re.findall(r'data-chance="(\d+)"', bar_of(html))]
+
+
+def watch(game) -> Client:
+    client = Client()
+    client.get(f"/games/{game.pk}/?t={game.invite_token}")
+    return client
+
+
+# -- the page ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_spectator_sees_the_bar_and_it_loads_its_figures():
+    game, host, _friend = two_player_game()
+    page = Client().get(f"/games/{game.pk}/?t={game.invite_token}").content.decode()
+    bar = bar_of(page)
+    assert bar and "Chance of winning" in bar and 'data-action="win-bar"' not in bar
+    # The page does not wait for the figures: the region asks for them as it loads.
+    assert "data-win-pending" in bar
+    answer = Client().get(f"/games/{game.pk}/win-bar/?t={game.invite_token}", headers={"HX-Request": "true"})
+    assert answer.status_code == 200
+    figures = chances_in(answer.content.decode())
+    assert len(figures) == 2 and 99 <= sum(figures) <= 101
+    assert 'hx-swap-oob="morph"' in answer.content.decode()
+    # Once worked out, the next page has them at once, with the seats' names for screen readers.
+    page = Client().get(f"/games/{game.pk}/?t={game.invite_token}").content.decode()
+    assert chances_in(page) == figures and "hana: <strong>" in bar_of(page)
+
+
+@pytest.mark.django_db
+def test_a_player_of_a_casual_game_may_switch_the_bar_on_and_off():
+    game, host, _friend = two_player_game()
+    client = client_for(host)
+    bar = bar_of(client.get(f"/games/{game.pk}/").content.decode())
+    assert 'data-action="win-bar"' in bar and "data-chance" not in bar and 'aria-pressed="false"' in bar
+    answer = client.post(f"/games/{game.pk}/win-bar/toggle/", {"on": "1"}, headers={"HX-Request": "true"})
+    assert answer.status_code == 200
+    assert len(chances_in(answer.content.decode())) == 2
+    assert WinBarChoice.objects.filter(player__game=game, player__user=host).exists()
+    assert len(chances_in(client.get(f"/games/{game.pk}/").content.decode())) == 2
+    answer = client.post(f"/games/{game.pk}/win-bar/toggle/", {"on": "0"}, headers={"HX-Request": "true"})
+    assert answer.status_code == 200 and chances_in(answer.content.decode()) == []
+    assert not WinBarChoice.objects.exists()
+    # Without JavaScript the form posts and comes back to the game.
+    answer = client.post(f"/games/{game.pk}/win-bar/toggle/", {"on": "1"})
+    assert answer.status_code == 302 and answer.url == f"/games/{game.pk}/"
+
+
+@pytest.mark.django_db
+def test_players_of_a_rated_game_never_get_the_bar_and_a_toggle_is_refused():
+    game, host, _friend = two_player_game(rated=True)
+    client = client_for(host)
+    assert bar_of(client.get(f"/games/{game.pk}/").content.decode()) == ""
+    answer = client.post(f"/games/{game.pk}/win-bar/toggle/", {"on": "1"}, headers={"HX-Request": "true"})
+    assert answer.status_code == 403
+    assert "Players never see the winning chances in a rated game." in answer.content.decode()
+    assert not WinBarChoice.objects.exists()
+    answer = client.get(f"/games/{game.pk}/win-bar/", headers={"HX-Request": "true"})
+    assert answer.status_code == 403
+    # Spectators of a rated game see it.
+    assert bar_of(Client().get(f"/games/{game.pk}/?t={game.invite_token}").content.decode())
+
+
+@pytest.mark.django_db
+def test_refused_toggles_answer_4xx_with_a_message_and_change_nothing():
+    game, host, _friend = two_player_game()
+    client = client_for(host)
+    answer = client.post(f"/games/{game.pk}/win-bar/toggle/", {"on": "yes"}, headers={"HX-Request": "true"})
+    assert answer.status_code == 400 and "malformed" in answer.content.decode()
+    spectator = watch(game)
+    answer = spectator.post(
+        f"/games/{game.pk}/win-bar/toggle/?t={game.invite_token}", {"on": "1"}, headers={"HX-Request": "true"}
+    )
+    assert answer.status_code == 403 and "Only the players" in answer.content.decode()
+    stranger = client_for(UserFactory(username="sam"))
+    answer = stranger.post(f"/games/{game.pk}/win-bar/toggle/", {"on": "1"}, headers={"HX-Request": "true"})
+    assert answer.status_code == 404
+    # A player who has not switched it on gets no figures.
+    assert client.get(f"/games/{game.pk}/win-bar/", headers={"HX-Request": "true"}).status_code == 403
+    # A solo game has no bar.
+    solo = services.game_create_solo(actor=actor(host))
+    assert bar_of(client.get(f"/games/{solo.pk}/").content.decode()) == ""
+    answer = client.post(f"/games/{solo.pk}/win-bar/toggle/", {"on": "1"}, headers={"HX-Request": "true"})
+    assert answer.status_code == 409 and "no winning chances" in answer.content.decode()
+    assert not WinBarChoice.objects.exists()
+    # In Dutch.
+    dutch = client_for(host, language="nl")
+    answer = dutch.post(f"/games/{solo.pk}/win-bar/toggle/", {"on": "1"}, headers={"HX-Request": "true"})
+    assert "Dit spel heeft geen winkansen om te tonen." in answer.content.decode()
+
+
+@pytest.mark.django_db
+def test_a_game_against_the_computer_offers_the_bar_to_its_player():
+    user = UserFactory(username="ria")
+    game = services.game_create_vs_computer(actor=actor(user), strengths=["hard", "easy"])
+    client = client_for(user)
+    assert 'data-action="win-bar"' in bar_of(client.get(f"/games/{game.pk}/").content.decode())
+    answer = client.post(f"/games/{game.pk}/win-bar/toggle/", {"on": "1"}, headers={"HX-Request": "true"})
+    assert answer.status_code == 200 and len(chances_in(answer.content.decode())) == 3
+
+
+# -- pushes -------------------------------------------------------------------------------------------------
+
+
+async def connect(game_id, user=None, query=""):
+    headers = [ORIGIN]
+    if user is not None:
+        headers.append((b"cookie", (await database_sync_to_async(session_cookie)(user)).encode()))
+    communicator = WebsocketCommunicator(application, f"/ws/games/{game_id}/{query}", headers=headers)
+    connected, _ = await communicator.connect(timeout=5)
+    assert connected
+    return communicator
+
+
+async def bar_frame(communicator, wait=3.0) -> str | None:
+    """The next frame carrying the bar, or None if none comes within `wait` seconds of quiet."""
+    while not await communicator.receive_nothing(timeout=wait):
+        html = await communicator.receive_from(timeout=1)
+        if 'id="win-bar"' in html:
+            return html
+    return None
+
+
+async def roll(game, user):
+    turn = await database_sync_to_async(lambda: Turn.objects.get(game=game, completed_at__isnull=True))()
+    await database_sync_to_async(services.turn_roll)(
+        game_id=game.pk, actor=actor(user), turn=turn.number, roll=turn.rolls_used
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_a_move_pushes_the_bar_to_spectators_and_opted_in_players_of_a_casual_game():
+    game, host, friend = await database_sync_to_async(two_player_game)()
+    await database_sync_to_async(WinBarChoice.objects.create)(
+        player=await database_sync_to_async(lambda: game.players.get(user=friend))()
+    )
+    to_host = await connect(game.pk, host)
+    to_friend = await connect(game.pk, friend)
+    to_watcher = await connect(game.pk, None, query=f"?t={game.invite_token}")
+    for communicator in (to_host, to_friend, to_watcher):
+        await communicator.receive_from(timeout=5)
+    await roll(game, host)
+    watched = await bar_frame(to_watcher)
+    assert watched and len(chances_in(watched)) == 2 and 'data-action="win-bar"' not in watched
+    theirs = await bar_frame(to_friend)
+    assert theirs and len(chances_in(theirs)) == 2 and 'aria-pressed="true"' in theirs
+    assert await bar_frame(to_host, wait=1.5) is None  # the host did not switch it on
+    # The host switches it on: their open screen gets the next one.
+    client = await database_sync_to_async(client_for)(host)
+    answer = await database_sync_to_async(client.post)(
+        f"/games/{game.pk}/win-bar/toggle/", {"on": "1"}, headers={"HX-Request": "true"}
+    )
+    assert answer.status_code == 200
+    await roll(game, host)
+    assert await bar_frame(to_host)
+    for communicator in (to_host, to_friend, to_watcher):
+        await communicator.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_players_of_a_rated_game_never_get_the_bar_pushed():
+    game, host, friend = await database_sync_to_async(two_player_game)(rated=True)
+    # Even a stored choice (made before, by any means) is not honoured in a rated game.
+    seat = await database_sync_to_async(lambda: game.players.get(user=friend))()
+    await database_sync_to_async(WinBarChoice.objects.create)(player=seat)
+    to_friend = await connect(game.pk, friend)
+    to_watcher = await connect(game.pk, None, query=f"?t={game.invite_token}")
+    for communicator in (to_friend, to_watcher):
+        await communicator.receive_from(timeout=5)
+    await roll(game, host)
+    assert await bar_frame(to_watcher)
+    assert await bar_frame(to_friend, wait=1.5) is None
+    for communicator in (to_friend, to_watcher):
+        await communicator.disconnect()
+
+
+def received(channel: str) -> list[dict]:
+    """Every message waiting on a channel of the (in-memory) channel layer."""
+    layer = get_channel_layer()
+
+    async def drain():
+        out = []
+        while True:
+            try:
+                out.append(await asyncio.wait_for(layer.receive(channel), timeout=0.2))
+            except TimeoutError:
+                return out
+
+    return async_to_sync(drain)()
+
+
+@pytest.mark.django_db
+def test_a_roll_pushes_the_bar_after_the_board_and_a_hold_pushes_none(django_capture_on_commit_callbacks):
+    """Straight through the push path (no event loop here: computed at once, after the board)."""
+    game, host, _friend = two_player_game()
+    Game.objects.filter(pk=game.pk).update(spectator_languages="en nl")
+    async_to_sync(get_channel_layer().group_add)(pushes.game_group(game.pk), "test.listener")
+    with django_capture_on_commit_callbacks(execute=True):
+        services.turn_roll(game_id=game.pk, actor=actor(host), turn=1, roll=0)
+    bars = [m for m in received("test.listener") if m["type"] == "win.bar"]
+    assert sorted(m["language"] for m in bars) == ["en", "nl"]
+    assert "Kans om te winnen" in next(m["html"] for m in bars if m["language"] == "nl")
+    assert all(len(chances_in(m["html"])) == 2 for m in bars)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.turn_toggle_hold(game_id=game.pk, actor=actor(host), turn=1, roll=1, die=1)
+    assert [m for m in received("test.listener") if m["type"] == "win.bar"] == []
+
+
+def test_the_socket_forwards_the_bar_by_viewer():
+    from dicegame.live.consumers import GameConsumer
+    from dicegame.live.presence import Opened
+
+    event = {"type": "win.bar", "version": 5, "language": "en", "rated": False, "html": "S", "seat_html": "P"}
+    for seat_id, wants, rated, expected in [
+        (None, False, False, "S"),
+        (None, False, True, "S"),
+        (7, True, False, "P"),
+        (7, False, False, None),
+        (7, True, True, None),
+    ]:
+        consumer = GameConsumer()
+        consumer.language = "en"
+        consumer.opened = Opened(seat_id=seat_id, taken_over="")
+        consumer.wants_bar = wants
+        got = []
+
+        async def send(text_data=None, got=got):
+            got.append(text_data)
+
+        consumer.send = send
+        asyncio.run(consumer.win_bar({**event, "rated": rated}))
+        assert got == ([expected] if expected else []), (seat_id, wants, rated)
+        # An older bar than one already shown is dropped.
+        if expected:
+            asyncio.run(consumer.win_bar({**event, "rated": rated, "version": 4}))
+            assert len(got) == 1

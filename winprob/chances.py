@@ -1,0 +1,148 @@
+"""Every seat's chance of winning a game in play, from the rows in memory (no query).
+
+The pure computation is `dicegame.strategy.winprob`; here a game's seats become positions, and two
+caches keep the cost of a change small: a seat's distribution of final totals is kept by its position
+in this process (a change moves one seat, the others' futures are not played again), and the chances
+of a whole position are kept in the shared cache (a hold or a choice of box changes the version but
+not the position: the answer is at hand).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from django.core.cache import cache
+
+from dicegame.models import Game, Player, Turn
+from dicegame.services import MAX_ROLLS
+from dicegame.strategy import Strategy
+from dicegame.strategy.winprob import DEFAULT_SAMPLES, SeatPosition, win_chances
+
+from .models import WinBarChoice
+
+CACHE_SECONDS = 6 * 3600
+SEATS_COLOURS = 4
+
+
+class _Lru(OrderedDict):
+    """A small thread-safe LRU (the page views and the push worker share it)."""
+
+    def __init__(self, size: int):
+        super().__init__()
+        self.size = size
+        self.lock = threading.Lock()
+
+    def get(self, key, default=None):
+        with self.lock:
+            if key not in self:
+                return default
+            self.move_to_end(key)
+            return self[key]
+
+    def __setitem__(self, key, value):
+        with getattr(self, "lock", threading.Lock()):
+            super().__setitem__(key, value)
+            if len(self) > getattr(self, "size", 1 << 30):
+                self.popitem(last=False)
+
+
+_distributions = _Lru(2048)
+OPTED_SECONDS = 24 * 3600
+
+
+def opted_key(game_id: int) -> str:
+    return f"winprob:opted:{game_id}"
+
+
+def note_opted_in(game: Game) -> None:
+    """Some seat of this game (not rated) wants the bar: its pushes are worth computing (winprob.live).
+    A hint only, set again whenever such a player switches it on, loads the page or opens a socket."""
+    if not game.rated:
+        cache.set(opted_key(game.pk), 1, OPTED_SECONDS)
+
+
+def has_bar(game: Game, players: list[Player]) -> bool:
+    """A game whose screens may show the bar: in play, 2-4 seats, not on one device (whose screen is
+    every person's)."""
+    return game.is_active and 2 <= len(players) <= 4 and game.kind in (Game.Kind.FRIENDS, Game.Kind.COMPUTER)
+
+
+def positions(players: list[Player], turn: Turn | None) -> list[SeatPosition]:
+    out = []
+    for p in players:
+        dice, left = None, 0
+        if turn is not None and turn.player_id == p.pk and turn.dice and turn.completed_at is None:
+            dice, left = tuple(turn.dice), MAX_ROLLS - turn.rolls_used
+        out.append(SeatPosition(p.sheet, dice, left, out=p.left_at is not None))
+    return out
+
+
+def position_key(game: Game, seats: list[SeatPosition]) -> str:
+    text = repr([(s.sheet.to_dict(), s.dice and tuple(sorted(s.dice)), s.rolls_left, s.out) for s in seats])
+    return f"winprob:v1:{game.pk}:{hashlib.sha256(text.encode()).hexdigest()[:32]}"
+
+
+def cached_chances(game: Game, players: list[Player], turn: Turn | None) -> list[float] | None:
+    return cache.get(position_key(game, positions(players, turn)))
+
+
+def game_chances(game: Game, players: list[Player], turn: Turn | None) -> list[float]:
+    """Each seat's chance of finishing first (seat order), computed or from the cache."""
+    seats = positions(players, turn)
+    key = position_key(game, seats)
+    chances = cache.get(key)
+    if chances is None:
+        # The seed is the game's: the same position gives the same figures in every process.
+        chances = win_chances(
+            Strategy.shared().values, seats, n=DEFAULT_SAMPLES, seed=game.pk, cache=_distributions
+        )
+        cache.set(key, chances, CACHE_SECONDS)
+    return chances
+
+
+@dataclass(frozen=True)
+class BarSeat:
+    name: str
+    chance: float
+    colour: int  # 0-3: the seat's colour in the stylesheet (win-seat-N)
+    x: int  # where its segment starts and how wide it is, in thousandths of the bar
+    width: int
+
+    @property
+    def percent(self) -> int:
+        return round(self.chance * 100)
+
+
+def bar_seats(players: list[Player], chances: list[float]) -> list[BarSeat]:
+    out, x = [], 0
+    for p, c in zip(players, chances, strict=True):
+        end = round(min(1.0, x / 1000 + c) * 1000) if p is not players[-1] else 1000
+        out.append(BarSeat(p.display_name, c, p.seat % SEATS_COLOURS, x, end - x))
+        x = end
+    return out
+
+
+def page_bar(game: Game, players: list[Player], turn: Turn | None, mine: Player | None) -> dict | None:
+    """The bar as the game page draws it for this viewer (None: no bar). A spectator always sees it; a
+    seat may switch it on in a game that is not rated. The chances come from the cache when they are
+    there; otherwise the region asks for them when it loads (winprob.views.bar), so the page is not
+    held up."""
+    if not has_bar(game, players):
+        return None
+    if mine is None:
+        shown, on, can_toggle = True, False, False
+    else:
+        if game.rated:
+            return None
+        on = WinBarChoice.objects.filter(player=mine).exists()
+        if on:
+            note_opted_in(game)
+        shown, can_toggle = on, True
+    seats = []
+    if shown:
+        chances = cached_chances(game, players, turn)
+        seats = bar_seats(players, chances) if chances is not None else []
+    return {"shown": shown, "on": on, "can_toggle": can_toggle, "seats": seats}

@@ -1,0 +1,98 @@
+"""The winning chances bar: a player switches it on or off for themselves, and the region fetches its
+figures when the page had none at hand (a page load never waits for them)."""
+
+from __future__ import annotations
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from dicegame import selectors
+from dicegame.actors import actor_from_request
+from dicegame.models import Game, Player, Turn
+from dicegame.views import game_url, message_response
+
+from . import chances as wp
+from .models import WinBarChoice
+
+GAME_TEMPLATE = "dicegame/game.html"
+
+
+def _game(request: HttpRequest, game_id: int) -> tuple[Game, list[Player], Player | None, str]:
+    actor = actor_from_request(request)
+    token = request.GET.get("t", "")
+    game = selectors.game_for_viewer(game_id=game_id, actor=actor, token=token)
+    players = list(game.players.all())
+    mine = next((p for p in players if actor.owns(p)), None)
+    return game, players, mine, token
+
+
+def _turn(game: Game) -> Turn | None:
+    return Turn.objects.filter(game=game, completed_at__isnull=True).order_by("number").first()
+
+
+def _region(request: HttpRequest, game: Game, players: list[Player], mine: Player | None, token: str):
+    turn = _turn(game)
+    bar = wp.page_bar(game, players, turn, mine)
+    if bar is not None and bar["shown"] and not bar["seats"]:
+        bar["seats"] = wp.bar_seats(players, wp.game_chances(game, players, turn))
+    context = {"game": game, "win_bar": bar, "oob": True, "token": token}
+    return TemplateResponse(request, f"{GAME_TEMPLATE}#win-bar", context)
+
+
+@require_GET
+def bar(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The `win-bar` region with its figures, for a viewer who may see them."""
+    try:
+        game, players, mine, token = _game(request, game_id)
+    except Http404 as exc:
+        return message_response(request, str(exc), status=404)
+    if not wp.has_bar(game, players):
+        return message_response(request, _("This game has no winning chances to show."), status=409)
+    if mine is not None:
+        if game.rated:
+            return message_response(
+                request, _("Players never see the winning chances in a rated game."), status=403
+            )
+        if not WinBarChoice.objects.filter(player=mine).exists():
+            return message_response(request, _("Switch the winning chances on first."), status=403)
+    return _region(request, game, players, mine, token)
+
+
+@require_POST
+def toggle(request: HttpRequest, game_id: int) -> HttpResponse:
+    """A player switches the bar on (on=1) or off (on=0) for themselves, in a game that is not rated."""
+    try:
+        game, players, mine, token = _game(request, game_id)
+    except Http404 as exc:
+        return message_response(request, str(exc), status=404)
+    raw = request.POST.get("on", "")
+    if raw not in ("0", "1"):
+        return message_response(
+            request, _("The request was malformed (on must be 0 or 1): reload the page."), status=400
+        )
+    if mine is None:
+        return message_response(
+            request, _("Only the players of this game can switch the winning chances."), status=403
+        )
+    if game.rated:
+        return message_response(
+            request, _("Players never see the winning chances in a rated game."), status=403
+        )
+    if not wp.has_bar(game, players):
+        return message_response(request, _("This game has no winning chances to show."), status=409)
+    if raw == "1":
+        WinBarChoice.objects.get_or_create(player=mine)
+        wp.note_opted_in(game)
+    else:
+        WinBarChoice.objects.filter(player=mine).delete()
+    if mine.channel_name:
+        # The seat's open screen forwards the pushed bar from now on (or no longer).
+        async_to_sync(get_channel_layer().send)(mine.channel_name, {"type": "win.choice", "on": raw == "1"})
+    if not request.htmx:
+        return redirect(game_url(game.pk, token))
+    return _region(request, game, players, mine, token)
