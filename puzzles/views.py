@@ -17,7 +17,7 @@ from daily.days import today
 from dicegame import hint_words
 from dicegame.board import pips
 from dicegame.labels import box_label
-from dicegame.scoring import Box
+from dicegame.scoring import UPPER_BONUS, UPPER_BONUS_THRESHOLD, Box
 from puzzles import selectors, services
 from puzzles.models import THEME_LABELS, Puzzle
 from puzzles.positions import Option
@@ -98,7 +98,9 @@ def _position(puzzle: Puzzle) -> dict:
         "upper_rows": [r for r in rows if r.box.is_upper],
         "lower_rows": [r for r in rows if not r.box.is_upper],
         "dice": dice,
-        "upper_to_go": max(0, 63 - sheet.upper_total),
+        "upper_to_go": max(0, UPPER_BONUS_THRESHOLD - sheet.upper_total),
+        "upper_bonus": UPPER_BONUS,
+        "upper_threshold": UPPER_BONUS_THRESHOLD,
         "round": 14 - len(sheet.open_boxes),
     }
 
