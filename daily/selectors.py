@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from django.db.models import F
+from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
@@ -225,21 +225,22 @@ class Streaks:
     days: int
 
 
-def streaks(user_id: int, now: dt.datetime | None = None) -> Streaks:
-    """Consecutive days with a ranked attempt: the run that reaches today (or yesterday, while today
-    is still open to play) and the longest run."""
-    dates = sorted(
-        set(DailyAttempt.objects.filter(user_id=user_id, ranked=True).values_list("date", flat=True))
-    )
+def _streaks(dates: list[dt.date], now: dt.datetime | None = None) -> Streaks:
     best = run = 0
     previous = None
-    for date in dates:
+    for date in sorted(set(dates)):
         run = run + 1 if previous is not None and date - previous == dt.timedelta(days=1) else 1
         best = max(best, run)
         previous = date
     first = today(now)
     current = run if previous is not None and first - previous <= dt.timedelta(days=1) else 0
-    return Streaks(current=current, best=best, days=len(dates))
+    return Streaks(current=current, best=best, days=len(set(dates)))
+
+
+def streaks(user_id: int, now: dt.datetime | None = None) -> Streaks:
+    """Consecutive days with a ranked attempt: the run that reaches today (or yesterday, while today
+    is still open to play) and the longest run."""
+    return player_daily(user_id, now)[0]
 
 
 @dataclass(frozen=True)
@@ -257,16 +258,26 @@ class BestDay:
 BEST_DAYS_SHOWN = 5
 
 
-def best_days(user_id: int, now: dt.datetime | None = None) -> list[BestDay]:
-    """The player's best ranked daily results, of days that have ended or that they finished."""
+def best_days(user_id: int) -> list[BestDay]:
+    """The player's best finished ranked daily results, best first."""
+    return player_daily(user_id)[1]
+
+
+def player_daily(user_id: int, now: dt.datetime | None = None) -> tuple[Streaks, list[BestDay]]:
+    """The player page's daily section in one query: the streaks and the best finished results."""
+    par = DailySeed.objects.filter(date=OuterRef("date")).values("par")[:1]
     rows = (
-        DailyAttempt.objects.filter(user_id=user_id, ranked=True, game__status=Game.Status.FINISHED)
-        .filter(game__players__seat=0)
-        .annotate(total=F("game__players__total"))
-        .order_by("-total", "date")[:BEST_DAYS_SHOWN]
+        DailyAttempt.objects.filter(user_id=user_id, ranked=True, game__players__seat=0)
+        .annotate(total=F("game__players__total"), par=Subquery(par))
+        .values_list("date", "total", "game__status", "par", "game_id")
     )
-    pars = dict(DailySeed.objects.filter(date__in=[r.date for r in rows]).values_list("date", "par"))
-    return [BestDay(r.date, r.total, pars.get(r.date), r.game_id) for r in rows]
+    rows = list(rows)
+    finished = [r for r in rows if r[2] == Game.Status.FINISHED]
+    finished.sort(key=lambda r: (-r[1], r[0]))
+    best = [
+        BestDay(date, total, par, game_id) for date, total, _s, par, game_id in finished[:BEST_DAYS_SHOWN]
+    ]
+    return _streaks([r[0] for r in rows], now), best
 
 
 @dataclass(frozen=True)

@@ -316,9 +316,11 @@ def test_nothing_shows_the_seed_before_the_day_ends_and_everything_after(clock):
     assert f'data-optimal-total="{par}"' in review  # the par total is shown, the line is not
     export = json.loads(client.get(f"/games/{game.pk}/export.json").content)
     assert export["seed"] is None and export["seed_commitment"] == game.seed_commitment
-    assert export["daily"]["date"] == DAY.isoformat() and export["daily"]["commitment"] == game.seed_commitment
+    assert (
+        export["daily"]["date"] == DAY.isoformat() and export["daily"]["commitment"] == game.seed_commitment
+    )
     assert export["analysis"]["seats"]["1"]["optimal"] == {"total": par}
-    with pytest.raises(CommandError, match="revealed .*when the day ends"):
+    with pytest.raises(CommandError, match=r"revealed .*when the day ends"):
         call_command("verify_game", str(game.pk))
 
     clock.set(DAY_END)
@@ -363,7 +365,9 @@ def test_ranks_histogram_par_and_share_text(clock):
     result = selectors.day_result(mine, friend_ids={friend.pk}, share_url="http://testserver/daily/")
     assert (result.rank, result.of) == (3, 5)
     assert (result.friends_rank, result.friends_of) == (2, 2)
-    par = optimal_line(Strategy.shared(), DailySeed.objects.get(date=DAY).seed, DAY.isoformat(), seat=0, seat_count=1)
+    par = optimal_line(
+        Strategy.shared(), DailySeed.objects.get(date=DAY).seed, DAY.isoformat(), seat=0, seat_count=1
+    )
     assert result.par == par["total"] == DailySeed.objects.get(date=DAY).par
     # The histogram: bars of 25 points, the one of 230 (the 225 bar) highlighted with two players.
     assert result.histogram.count('class="chart-bar highlight"') == 1
@@ -378,12 +382,18 @@ def test_ranks_histogram_par_and_share_text(clock):
     assert "230" not in lines[1] and not any(ch.isdigit() for ch in lines[1])
 
     html = client_for(me).get("/daily/").content.decode()
-    assert 'data-rank="3"' in html and 'data-friends-rank="2"' in html and f'data-par="{par["total"]}"' in html
+    assert (
+        'data-rank="3"' in html and 'data-friends-rank="2"' in html and f'data-par="{par["total"]}"' in html
+    )
     assert "data-share-text" in html and 'data-copy-link="#daily-share-text"' in html
     site = html.split('data-board="site"')[1]
-    assert 'data-user="other"' in site and 'data-user="hidden"' not in site and 'data-user="friend"' not in site
+    assert (
+        'data-user="other"' in site and 'data-user="hidden"' not in site and 'data-user="friend"' not in site
+    )
     friends = html.split('data-board="friends"')[1].split('data-board="site"')[0]
-    assert 'data-user="friend"' in friends and 'data-user="me"' in friends and 'data-user="other"' not in friends
+    assert (
+        'data-user="friend"' in friends and 'data-user="me"' in friends and 'data-user="other"' not in friends
+    )
     assert "style=" not in html
 
 

@@ -37,8 +37,5 @@ def daily_home_card(context):
 
 @register.inclusion_tag("daily/cards.html#daily-player-section")
 def daily_player_section(target, is_me=False):
-    return {
-        "streaks": selectors.streaks(target.pk),
-        "best": selectors.best_days(target.pk),
-        "is_me": is_me,
-    }
+    streaks, best = selectors.player_daily(target.pk)
+    return {"streaks": streaks, "best": best, "is_me": is_me}
