@@ -80,11 +80,9 @@ def share_symbols(boxes: dict) -> str:
 
 def _finished_ranked(date: dt.date):
     """The day's ranked attempts whose game is over, with the player's total."""
-    return (
-        DailyAttempt.objects.filter(date=date, ranked=True, game__status=Game.Status.FINISHED)
-        .annotate(total=F("game__players__total"))
-        .filter(game__players__seat=0)
-    )
+    return DailyAttempt.objects.filter(
+        date=date, ranked=True, game__status=Game.Status.FINISHED, game__players__seat=0
+    ).annotate(total=F("game__players__total"))
 
 
 def played_count(date: dt.date) -> int:
@@ -156,6 +154,7 @@ def _histogram(totals: list[int], mine: int) -> SafeString:
     for t in totals:
         counts[t // HISTOGRAM_BIN] += 1
     bars = [(f"{i * HISTOGRAM_BIN}", float(c)) for i, c in enumerate(counts)]
+    # charts.bar_chart escapes every text it writes (the labels here are numbers anyway).
     return mark_safe(
         bar_chart(
             bars,
@@ -175,9 +174,10 @@ def day_result(attempt: DailyAttempt, *, friend_ids: set[int], share_url: str = 
     ranked = list(_finished_ranked(attempt.date).values_list("user_id", "total"))
     totals = [t for _u, t in ranked]
     everyone = totals if attempt.ranked else [*totals, me.total]
+    # Among friends: the account and its friends (a guest has none to be placed among).
     circle = {*friend_ids, attempt.user_id} if attempt.user_id else set()
     friends_totals = [t for u, t in ranked if u in circle]
-    if not attempt.ranked:
+    if circle and not attempt.ranked:
         friends_totals.append(me.total)
     accuracy = luck = None
     try:

@@ -508,3 +508,17 @@ async def test_the_game_socket_never_carries_the_seed_and_nothing_is_pushed():
     frame = await socket.receive_from(timeout=5)
     assert game.seed not in frame
     await socket.disconnect()
+
+
+def test_a_guests_finished_game_is_placed_unranked(clock, client):
+    services.publish_commitments()
+    made_up_result(UserFactory(), DAY, 1000)
+    client.post("/daily/play/")
+    attempt = DailyAttempt.objects.get(user__isnull=True)
+    guest = Actor(guest_key=attempt.guest_key)
+    for _ in range(13):
+        play_turn(attempt.game_id, guest)
+    html = client.get("/daily/").content.decode()
+    assert "data-unranked" in html and 'data-rank="2"' in html and "2 of 2" in html
+    assert "data-friends-rank" not in html
+    assert selectors.played_count(DAY) == 1  # the accounts' ranked attempts: the guest is not counted
