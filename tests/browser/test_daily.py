@@ -104,4 +104,9 @@ def test_play_the_daily_challenge_to_the_end_and_share_it(browser: Browser, live
     expect(friends).to_have_count(2)
     expect(friends.nth(0)).to_have_attribute("data-user", friend.username)
     expect(friends.nth(1)).to_have_attribute("data-user", me.username)
+    # At 360 px nothing scrolls sideways (the share text and the tables wrap).
+    page.set_viewport_size({"width": 360, "height": 740})
+    for url in ("/daily/", "/daily/all-time/", f"/daily/{date.isoformat()}/"):
+        page.goto(live_server_url + url)
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), url
     context.close()
