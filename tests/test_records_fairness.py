@@ -211,7 +211,7 @@ def test_stats_pages_stay_bounded_with_stand_in_turns(user, user_client, django_
             for n in range(1, 14)
         ]
     )
-    with django_assert_max_num_queries(16):
+    with django_assert_max_num_queries(18):
         html = user_client.get(f"/players/{user.username}/").content.decode()
     assert 'data-stat="games">300<' in html and 'data-stat="not-counted">100<' in html
     with django_assert_max_num_queries(10):
