@@ -45,7 +45,7 @@ def option_sentence(option: Option, rolls_left: int) -> str:
     return hint_words.keep_sentence(option.keep)
 
 
-def own_mistake_line(source, rolls_left: int) -> str:
+def own_mistake_line(source) -> str:
     """ "In your game of <date> you kept the two 4s here; find better." """
     chosen = Option.from_json(source.chosen)
     moment = source.game.finished_at or source.game.created_at
@@ -142,7 +142,7 @@ def _page(request: HttpRequest, puzzle: Puzzle, *, status: int = 200, **extra) -
         "theme": theme,
         "theme_labels": THEME_LABELS,
         "puzzle_themes": [THEME_LABELS[t] for t in puzzle.themes],
-        "own_line": own_mistake_line(source, puzzle.rolls_left) if source else "",
+        "own_line": own_mistake_line(source) if source else "",
         "own_source": source,
         "is_daily": services.daily_puzzle(today()) == puzzle,
         "tried": user is not None and selectors.tried(puzzle, user),
