@@ -61,3 +61,20 @@ def test_a_solo_game_has_no_course():
     assert review.compute(game) is None
     assert not GameWinCourse.objects.exists()
     assert "data-win-course" not in client_for(user).get(f"/games/{game.pk}/review/").content.decode()
+
+
+def test_the_niced_child_process_gives_the_same_figures_as_the_inline_engine():
+    """On a server the bar and the course are worked out in a child process (winprob.process)."""
+    from dicegame.scoring import Box, Scoresheet
+    from dicegame.strategy import Strategy
+    from dicegame.strategy import winprob as W
+    from winprob import process
+
+    seats = [
+        W.SeatPosition(Scoresheet({Box.CHANCE: 22}), (6, 6, 6, 2, 1), 1),
+        W.SeatPosition(Scoresheet({Box.SIXES: 18})),
+    ]
+    values = Strategy.shared().values
+    assert process.chances(seats, 500, 3) == W.win_chances(values, seats, n=500, seed=3)
+    steps = [(0, Scoresheet({Box.CHANCE: 22})), (1, Scoresheet({Box.PENTA: 50}))]
+    assert process.course(2, steps, 300, 1) == W.course(values, 2, steps, n=300, seed=1)

@@ -21,6 +21,7 @@ from dicegame.services import MAX_ROLLS
 from dicegame.strategy import Strategy
 from dicegame.strategy.winprob import DEFAULT_SAMPLES, SeatPosition, win_chances
 
+from . import process
 from .models import WinBarChoice
 
 CACHE_SECONDS = 6 * 3600
@@ -31,9 +32,9 @@ class _Lru(OrderedDict):
     """A small thread-safe LRU (the page views and the push worker share it)."""
 
     def __init__(self, size: int):
-        super().__init__()
         self.size = size
         self.lock = threading.Lock()
+        super().__init__()
 
     def get(self, key, default=None):
         with self.lock:
@@ -43,13 +44,14 @@ class _Lru(OrderedDict):
             return self[key]
 
     def __setitem__(self, key, value):
-        with getattr(self, "lock", threading.Lock()):
+        with self.lock:
             super().__setitem__(key, value)
-            if len(self) > getattr(self, "size", 1 << 30):
+            if len(self) > self.size:
                 self.popitem(last=False)
 
 
-_distributions = _Lru(2048)
+# A seat's distribution of final totals is at most ~13 KB: 512 of them stay well under 10 MB.
+_distributions = _Lru(512)
 OPTED_SECONDS = 24 * 3600
 
 
@@ -89,16 +91,22 @@ def cached_chances(game: Game, players: list[Player], turn: Turn | None) -> list
     return cache.get(position_key(game, positions(players, turn)))
 
 
-def game_chances(game: Game, players: list[Player], turn: Turn | None) -> list[float]:
-    """Each seat's chance of finishing first (seat order), computed or from the cache."""
+def game_chances(
+    game: Game, players: list[Player], turn: Turn | None, *, in_child: bool = False
+) -> list[float]:
+    """Each seat's chance of finishing first (seat order), computed or from the cache. `in_child`: in
+    the niced child process (winprob.process), as the live push worker does."""
     seats = positions(players, turn)
     key = position_key(game, seats)
     chances = cache.get(key)
     if chances is None:
         # The seed is the game's: the same position gives the same figures in every process.
-        chances = win_chances(
-            Strategy.shared().values, seats, n=DEFAULT_SAMPLES, seed=game.pk, cache=_distributions
-        )
+        if in_child and process.available():
+            chances = process.chances(seats, DEFAULT_SAMPLES, game.pk)
+        else:
+            chances = win_chances(
+                Strategy.shared().values, seats, n=DEFAULT_SAMPLES, seed=game.pk, cache=_distributions
+            )
         cache.set(key, chances, CACHE_SECONDS)
     return chances
 

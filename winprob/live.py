@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +38,9 @@ from . import chances as wp
 logger = logging.getLogger(__name__)
 
 GAME_TEMPLATE = "dicegame/game.html"
+# For measuring the bar's cost (bench/live_games.py): work it out after every move of every live game,
+# as if every game had a spectator.
+ALWAYS = os.environ.get("PENTA_WIN_BAR_ALWAYS", "").lower() == "true"
 
 
 @dataclass
@@ -63,7 +67,11 @@ def after_push(game: Game, change: str | None) -> None:
         return
     players = getattr(game, "seats", None)
     seats_may_see = not game.rated and (players is None or any(p.channel_name for p in players))
-    if not game.spectator_languages and not (seats_may_see and cache.get(wp.opted_key(game.pk))):
+    if (
+        not ALWAYS
+        and not game.spectator_languages
+        and not (seats_may_see and cache.get(wp.opted_key(game.pk)))
+    ):
         return  # nobody to show it to
     from dicegame.live import pushes
 
@@ -84,7 +92,7 @@ def schedule_course(game: Game) -> bool:
         return False
     from . import review
 
-    _queue(("course", game.pk), lambda: review.compute(game))
+    _queue(("course", game.pk), lambda: review.stored(game) or review.compute(game, in_child=True))
     return True
 
 
@@ -137,7 +145,8 @@ def _run(job: _Job) -> None:
         turn = Turn.objects.filter(game=job.game, completed_at__isnull=True).order_by("number").first()
     if not wp.has_bar(job.game, players):
         return
-    messages = bar_messages(job.game, players, turn)
+    # On a server the work goes to the niced child process; plain synchronous code does it itself.
+    messages = bar_messages(job.game, players, turn, in_child=job.loop is not None)
     from dicegame.live import pushes
 
     if job.loop is None:
@@ -154,14 +163,16 @@ def render_bar(game: Game, bar: dict | None, language: str) -> str:
         return render_to_string(f"{GAME_TEMPLATE}#win-bar", {"game": game, "win_bar": bar, "oob": True})
 
 
-def bar_messages(game: Game, players: list[Player], turn: Turn | None) -> list[tuple[str, str, dict]]:
+def bar_messages(
+    game: Game, players: list[Player], turn: Turn | None, *, in_child: bool = False
+) -> list[tuple[str, str, dict]]:
     """One message to the game's group per language in use: the spectators' render and the seats'
     (with the switch to hide it); each socket picks its own (GameConsumer.win_bar)."""
     from dicegame.live import pushes
 
     languages = set(game.spectator_languages.split())
     languages |= {p.channel_language or settings.LANGUAGE_CODE for p in players if p.channel_name}
-    chances = wp.game_chances(game, players, turn)
+    chances = wp.game_chances(game, players, turn, in_child=in_child)
     seats = wp.bar_seats(players, chances)
     messages = []
     for language in sorted(languages):

@@ -21,6 +21,7 @@ from dicegame.scoring import Box, Scoresheet
 from dicegame.strategy import Strategy
 from dicegame.strategy import winprob as W
 
+from . import process
 from .models import GameWinCourse
 
 COURSE_VERSION = 1
@@ -32,8 +33,9 @@ def has_course(game: Game, seats: int) -> bool:
     return game.is_finished and 2 <= seats <= 4
 
 
-def compute(game: Game) -> GameWinCourse | None:
-    """Work out and store the course of a finished game of 2-4 seats (None: not such a game)."""
+def compute(game: Game, *, in_child: bool = False) -> GameWinCourse | None:
+    """Work out and store the course of a finished game of 2-4 seats (None: not such a game).
+    `in_child`: the simulation in the niced child process (winprob.process), as the server does."""
     players = list(Player.objects.filter(game=game).order_by("seat"))
     if not has_course(game, len(players)):
         return None
@@ -53,7 +55,10 @@ def compute(game: Game) -> GameWinCourse | None:
         sheets[seat] = Scoresheet(boxes, sheets[seat].penta_bonus + (t["bonus"] or 0))
         steps.append((seat, sheets[seat]))
         rows.append({"seat": seat, "round": t["round"], "box": t["box"], "points": t["points"] or 0})
-    chances = W.course(Strategy.shared().values, len(players), steps, n=SAMPLES, seed=game.pk)
+    if in_child and process.available():
+        chances = process.course(len(players), steps, SAMPLES, game.pk)
+    else:
+        chances = W.course(Strategy.shared().values, len(players), steps, n=SAMPLES, seed=game.pk)
     # The last point is the result as the game ranked it (a seat that left ranks last, ties share).
     ranks = [p.rank for p in players]
     if all(r is not None for r in ranks):

@@ -1,0 +1,88 @@
+"""The live bar's computation in a process of its own, at a lower CPU priority.
+
+Worked out in a thread of the web process, the simulation (numpy gathers that hold the GIL, about
+0.05-0.4 s a position) delayed every socket the process serves: measured with bench/live_games.py,
+a move's median latency went from 13 to 62 ms with every game watched. In a child process, niced,
+it takes the GIL of no web process and the CPU only when the web processes leave it. One child per
+web process, started on first use (spawned: it forks no threads or event loop); it keeps its own
+table and its own cache of seats' distributions. Pure: the child imports no Django.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from concurrent.futures import ProcessPoolExecutor
+
+NICENESS = 10
+
+_pool: ProcessPoolExecutor | None = None
+_lock = threading.Lock()
+_values = None
+_cache = None
+
+
+def _start() -> None:
+    global _values, _cache
+    os.nice(NICENESS)
+    from dicegame.strategy import Strategy
+
+    _values = Strategy.shared().values
+    _cache = {}
+
+
+def _chances(seats, n: int, seed: int) -> list[float]:
+    from dicegame.scoring import Scoresheet
+    from dicegame.strategy.winprob import SeatPosition, win_chances
+
+    if len(_cache) > 512:  # a seat's distribution is at most ~13 KB
+        _cache.clear()
+    positions = [
+        SeatPosition(Scoresheet.from_dict(sheet), dice, left, out) for sheet, dice, left, out in seats
+    ]
+    return win_chances(_values, positions, n=n, seed=seed, cache=_cache)
+
+
+def _course(seats: int, steps, n: int, seed: int) -> list[list[float]]:
+    from dicegame.scoring import Scoresheet
+    from dicegame.strategy.winprob import course
+
+    steps = [(seat, Scoresheet.from_dict(sheet)) for seat, sheet in steps]
+    return course(_values, seats, steps, n=n, seed=seed)
+
+
+def available() -> bool:
+    """Whether this process may start the child (a daemonic process, such as the test suite's live
+    server, may not: there the work stays in the worker thread)."""
+    return not multiprocessing.current_process().daemon
+
+
+def chances(seats, n: int, seed: int) -> list[float]:
+    """win_chances(...) worked out in the child process (the calling thread waits, the GIL free)."""
+    # A sheet travels as its dict (a Scoresheet holds a mappingproxy, which does not pickle).
+    plain = [(s.sheet.to_dict(), s.dice, s.rolls_left, s.out) for s in seats]
+    return _call(_chances, plain, n, seed)
+
+
+def course(seats: int, steps, n: int, seed: int) -> list[list[float]]:
+    """winprob.course(...) (a finished game's chances, for its review) in the child process."""
+    return _call(_course, seats, [(seat, sheet.to_dict()) for seat, sheet in steps], n, seed)
+
+
+def _call(function, *args):
+    global _pool
+    with _lock:
+        if _pool is None:
+            _pool = ProcessPoolExecutor(
+                1, mp_context=multiprocessing.get_context("spawn"), initializer=_start
+            )
+        pool = _pool
+    try:
+        return pool.submit(function, *args).result()
+    except Exception:
+        # A broken pool (the child was killed) is replaced on the next call.
+        with _lock:
+            if _pool is pool:
+                _pool = None
+        raise
