@@ -84,6 +84,13 @@ class Game(models.Model):
         return self.players.filter(rematch_accepted=True).count()
 
     @property
+    def kind_label(self) -> str:
+        """What the game is, for lists and headers: its kind, or the daily challenge with its date."""
+        if self.daily_date:
+            return _("Daily challenge %(date)s") % {"date": self.daily_date.isoformat()}
+        return self.get_kind_display()
+
+    @property
     def dice_namespace(self) -> int | str:
         """The `game` part of the dice recipe's message: the game id, or for a daily challenge its date
         (ISO), so that every player of the day gets the same face at the same (turn, roll, die) slot."""

@@ -458,6 +458,17 @@ def test_the_home_page_card_and_the_finished_game_link_to_the_results(clock):
     assert client.get(f"/daily/{DAY.isoformat()}/")["Location"] == "/daily/"
 
 
+def test_a_daily_game_is_named_with_its_date_in_the_header_and_the_lists(clock):
+    anna = UserFactory()
+    client = client_for(anna)
+    game = play_daily(actor(anna), turns=1)
+    label = f"Daily challenge {DAY.isoformat()}"
+    assert f'<span class="game-kind">{label}</span>' in client.get(f"/games/{game.pk}/").content.decode()
+    assert label in client.get("/games/").content.decode()
+    dutch = client_for(anna, language="nl").get(f"/games/{game.pk}/").content.decode()
+    assert f"Dagelijkse uitdaging {DAY.isoformat()}" in dutch
+
+
 def test_a_future_or_bad_day_is_not_found(clock, client):
     assert client.get("/daily/2026-06-11/").status_code == 404
     assert client.get("/daily/yesterday/").status_code == 404
