@@ -6,7 +6,6 @@ import asyncio
 import re
 
 import pytest
-from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
@@ -217,36 +216,36 @@ async def test_players_of_a_rated_game_never_get_the_bar_pushed():
         await communicator.disconnect()
 
 
-def received(channel: str) -> list[dict]:
-    """Every message waiting on a channel of the (in-memory) channel layer."""
+async def received(channel: str, quiet: float = 2.0) -> list[dict]:
+    """Every message that reaches a channel of the layer until it has been quiet for `quiet` s."""
     layer = get_channel_layer()
-
-    async def drain():
-        out = []
-        while True:
-            try:
-                out.append(await asyncio.wait_for(layer.receive(channel), timeout=0.2))
-            except TimeoutError:
-                return out
-
-    return async_to_sync(drain)()
+    out = []
+    while True:
+        try:
+            out.append(await asyncio.wait_for(layer.receive(channel), timeout=quiet))
+        except TimeoutError:
+            return out
 
 
-@pytest.mark.django_db
-def test_a_roll_pushes_the_bar_after_the_board_and_a_hold_pushes_none(django_capture_on_commit_callbacks):
-    """Straight through the push path (no event loop here: computed at once, after the board)."""
-    game, host, _friend = two_player_game()
-    Game.objects.filter(pk=game.pk).update(spectator_languages="en nl")
-    async_to_sync(get_channel_layer().group_add)(pushes.game_group(game.pk), "test.listener")
-    with django_capture_on_commit_callbacks(execute=True):
-        services.turn_roll(game_id=game.pk, actor=actor(host), turn=1, roll=0)
-    bars = [m for m in received("test.listener") if m["type"] == "win.bar"]
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_a_roll_pushes_the_bar_in_every_language_in_use_and_a_hold_pushes_none():
+    game, host, _friend = await database_sync_to_async(two_player_game)()
+    await database_sync_to_async(Game.objects.filter(pk=game.pk).update)(spectator_languages="en nl")
+    layer = get_channel_layer()
+    listener = await layer.new_channel()
+    await layer.group_add(pushes.game_group(game.pk), listener)
+    await roll(game, host)
+    bars = [m for m in await received(listener) if m["type"] == "win.bar"]
     assert sorted(m["language"] for m in bars) == ["en", "nl"]
     assert "Kans om te winnen" in next(m["html"] for m in bars if m["language"] == "nl")
-    assert all(len(chances_in(m["html"])) == 2 for m in bars)
-    with django_capture_on_commit_callbacks(execute=True):
-        services.turn_toggle_hold(game_id=game.pk, actor=actor(host), turn=1, roll=1, die=1)
-    assert [m for m in received("test.listener") if m["type"] == "win.bar"] == []
+    assert all(len(chances_in(m["html"])) == 2 and len(chances_in(m["seat_html"])) == 2 for m in bars)
+    turn = await database_sync_to_async(lambda: Turn.objects.get(game=game, completed_at__isnull=True))()
+    await database_sync_to_async(services.turn_toggle_hold)(
+        game_id=game.pk, actor=actor(host), turn=turn.number, roll=turn.rolls_used, die=1
+    )
+    assert [m for m in await received(listener) if m["type"] == "win.bar"] == []
+    await layer.group_discard(pushes.game_group(game.pk), listener)
 
 
 def test_the_socket_forwards_the_bar_by_viewer():
