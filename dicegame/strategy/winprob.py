@@ -79,13 +79,17 @@ def _keep_values(rolls: np.ndarray) -> np.ndarray:
     out[T.ROLL_OFFSET : T.N_KEEPS] = rolls
     out[T.N_KEEPS] = -np.inf
     start = T.SIZE_START
+    tmp = np.empty((int(np.diff(start[:6]).max()), rolls.shape[1]))
     for s in range(4, -1, -1):
         lo, hi = start[s], start[s + 1]
         children = T.CHILDREN[lo:hi]
-        block = out[children[:, 0]]
+        block, t = out[lo:hi], tmp[: hi - lo]
+        # np.take into reused buffers: fancy indexing allocated a temporary per face.
+        np.take(out, children[:, 0], axis=0, out=block, mode="clip")
         for f in range(1, 6):
-            block += out[children[:, f]]
-        out[lo:hi] = block / 6.0
+            np.take(out, children[:, f], axis=0, out=t, mode="clip")
+            block += t
+        block *= 1.0 / 6.0
     return out
 
 
