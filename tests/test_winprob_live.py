@@ -276,3 +276,19 @@ def test_the_socket_forwards_the_bar_by_viewer():
         if expected:
             asyncio.run(consumer.win_bar({**event, "rated": rated, "version": 4}))
             assert len(got) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_a_screen_that_opens_gets_the_bar_with_its_board_once_worked_out():
+    game, host, _friend = await database_sync_to_async(two_player_game)()
+    answer = await database_sync_to_async(Client().get)(
+        f"/games/{game.pk}/win-bar/?t={game.invite_token}", headers={"HX-Request": "true"}
+    )
+    assert answer.status_code == 200
+    to_watcher = await connect(game.pk, None, query=f"?t={game.invite_token}")
+    to_host = await connect(game.pk, host)
+    assert len(chances_in(await to_watcher.receive_from(timeout=5))) == 2
+    assert 'id="win-bar"' not in await to_host.receive_from(timeout=5)  # not switched on
+    for communicator in (to_watcher, to_host):
+        await communicator.disconnect()

@@ -158,6 +158,22 @@ def _run(job: _Job) -> None:
         job.loop.call_soon_threadsafe(pushes._post, messages)
 
 
+def cached_bar(state, seat: Player | None, wants_bar: bool, language: str) -> str:
+    """The `win-bar` region for a whole board drawn by a socket (on opening, after a missed version),
+    if this viewer may see it and the position's chances are in the cache; else nothing."""
+    game = state.game
+    if not wp.has_bar(game, state.players):
+        return ""
+    if seat is not None and (game.rated or not wants_bar):
+        return ""
+    chances = wp.cached_chances(game, state.players, state.turn)
+    if chances is None:
+        return ""
+    bar = {"seats": wp.bar_seats(state.players, chances), "shown": True, "on": seat is not None}
+    bar["can_toggle"] = seat is not None
+    return render_bar(game, bar, language)
+
+
 def render_bar(game: Game, bar: dict | None, language: str) -> str:
     with translation.override(language or settings.LANGUAGE_CODE):
         return render_to_string(f"{GAME_TEMPLATE}#win-bar", {"game": game, "win_bar": bar, "oob": True})

@@ -336,7 +336,11 @@ class GameConsumer(_LimitedSocket):
                 }
                 return render_to_string("dicegame/game.html#live-update", context), game.version
         state = board_state(game=game)
-        return pushes.render_board(state, viewer_seat(state, self.actor), self.language), game.version
+        seat = viewer_seat(state, self.actor)
+        html = pushes.render_board(state, seat, self.language)
+        # The winning chances of this position, if worked out already (a screen that missed a push).
+        html += winprob_live.cached_bar(state, seat, self.wants_bar, self.language)
+        return html, game.version
 
     def render_error(self, message, status: int) -> str:
         with translation.override(self.language):
