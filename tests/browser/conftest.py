@@ -1,4 +1,5 @@
-"""What every browser test shares: its browsers close before the database is flushed.
+"""What every browser test shares: patient expectations, and browsers that close before the database
+is flushed.
 
 Each test's own contexts (two players, a spectator) keep their sockets open on the live server until
 they close, and the server answers a closing socket with writes (the seat's presence, the connection
@@ -18,6 +19,9 @@ from django.test import TransactionTestCase
 from dicegame.live.models import Connection
 
 SOCKETS_GONE_WITHIN_S = 5
+# Live pages wait on sockets, the clock and the computer's pace, and two cores are shared by a live
+# server, browsers and the test: an expectation may take seconds, not Playwright's default 5.
+EXPECT_MS = 20_000
 _flush = TransactionTestCase._fixture_teardown
 
 
@@ -45,3 +49,12 @@ def _close_browsers_before_the_flush(transactional_db, browser):
     deadline = time.monotonic() + SOCKETS_GONE_WITHIN_S
     while Connection.objects.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
+
+
+@pytest.fixture(autouse=True)
+def _patient_expectations():
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=EXPECT_MS)
+    yield
+    expect.set_options(timeout=5_000)

@@ -20,14 +20,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 AXE = next((Path(__file__).parent / "vendor").glob("axe-core-*/axe.min.js"))
 BLOCKING = {"serious", "critical"}
-WAIT_MS = 20_000
-
-
-@pytest.fixture(autouse=True)
-def _patient_expectations():
-    expect.set_options(timeout=WAIT_MS)
-    yield
-    expect.set_options(timeout=5_000)
 
 
 def scan(page: Page) -> list[dict]:

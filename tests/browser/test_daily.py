@@ -20,13 +20,6 @@ from tests.factories import PASSWORD, GameFactory, PlayerFactory, UserFactory, b
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture(autouse=True)
-def _patient_expectations():
-    expect.set_options(timeout=WAIT_MS)
-    yield
-    expect.set_options(timeout=5_000)
-
-
 def made_up_result(user, date, total: int) -> None:
     game = GameFactory(daily_date=date, status=Game.Status.FINISHED, finished_at=timezone.now())
     PlayerFactory(game=game, user=user, total=total)

@@ -18,13 +18,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 WAIT_MS = 20_000
 
 
-@pytest.fixture(autouse=True)
-def _patient_expectations():
-    expect.set_options(timeout=WAIT_MS)
-    yield
-    expect.set_options(timeout=5_000)
-
-
 def log_in(browser: Browser, base: str, username: str) -> Page:
     context = browser.new_context(locale="en-GB", viewport={"width": 1100, "height": 900})
     page = context.new_page()

@@ -20,7 +20,6 @@ from tests.test_review import make_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-WAIT_MS = 20_000
 PHONE = {"width": 360, "height": 740}
 DESKTOP = {"width": 1280, "height": 860}
 
@@ -82,13 +81,6 @@ CONTRAST_JS = """
   return worst;
 }
 """
-
-
-@pytest.fixture(autouse=True)
-def _patient_expectations():
-    expect.set_options(timeout=WAIT_MS)
-    yield
-    expect.set_options(timeout=5_000)
 
 
 def contrast(page: Page, selector: str, *, fg: str | None = None, on_parent: bool = False) -> list[float]:

@@ -20,13 +20,6 @@ GAME_URL = re.compile(r"/games/(\d+)/$")
 RELOAD_ROUND = 5
 
 
-@pytest.fixture(autouse=True)
-def _patient_expectations():
-    expect.set_options(timeout=WAIT_MS)
-    yield
-    expect.set_options(timeout=5_000)
-
-
 def rolls_field(page: Page):
     return page.locator('#game-form input[name="roll"]')
 

@@ -23,13 +23,6 @@ GAME_URL = re.compile(r"/games/(\d+)/$")
 VIEWPORTS = {"desktop": {"width": 1100, "height": 900}, "phone": {"width": 360, "height": 740}}
 
 
-@pytest.fixture(autouse=True)
-def _patient_expectations():
-    expect.set_options(timeout=WAIT_MS)
-    yield
-    expect.set_options(timeout=5_000)
-
-
 @pytest.fixture(params=list(VIEWPORTS))
 def screen(request, browser: Browser):
     context = browser.new_context(locale="en-GB", viewport=VIEWPORTS[request.param])

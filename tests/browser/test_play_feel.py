@@ -27,13 +27,6 @@ WAIT_MS = 20_000
 VIEWPORTS = {"desktop": {"width": 1100, "height": 900}, "phone": {"width": 360, "height": 740}}
 
 
-@pytest.fixture(autouse=True)
-def _patient_expectations():
-    expect.set_options(timeout=WAIT_MS)
-    yield
-    expect.set_options(timeout=5_000)
-
-
 @pytest.fixture(params=sorted(VIEWPORTS))
 def viewport(request) -> dict:
     return VIEWPORTS[request.param]

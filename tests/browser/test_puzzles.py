@@ -18,15 +18,6 @@ from tests.test_puzzles import ALL_BUT, make_puzzle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-WAIT_MS = 20_000
-
-
-@pytest.fixture(autouse=True)
-def _patient_expectations():
-    expect.set_options(timeout=WAIT_MS)
-    yield
-    expect.set_options(timeout=5_000)
-
 
 def test_solve_a_puzzle_by_keeping_the_best_dice(page: Page, live_server_url, strategy):
     user = UserFactory()

@@ -12,15 +12,6 @@ from tests.test_review import make_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-WAIT_MS = 20_000
-
-
-@pytest.fixture(autouse=True)
-def _patient_expectations():
-    expect.set_options(timeout=WAIT_MS)
-    yield
-    expect.set_options(timeout=5_000)
-
 
 def log_in(page: Page, base: str, username: str) -> None:
     page.goto(f"{base}/accounts/login/")

@@ -17,13 +17,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 WAIT_MS = 15_000
 
 
-@pytest.fixture(autouse=True)
-def _patient_expectations():
-    expect.set_options(timeout=WAIT_MS)
-    yield
-    expect.set_options(timeout=5_000)
-
-
 VIEWPORTS = {"desktop": {"width": 1100, "height": 900}, "phone": {"width": 360, "height": 740}}
 
 

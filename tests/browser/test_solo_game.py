@@ -41,13 +41,6 @@ AUTO_COMMIT_TURN = 7
 KEYBOARD_TURNS = {2, 10}
 
 
-@pytest.fixture(autouse=True)
-def _patient_expectations():
-    expect.set_options(timeout=WAIT_MS)
-    yield
-    expect.set_options(timeout=5_000)
-
-
 # -- the page, by role and contract --------------------------------------------------------------------
 
 

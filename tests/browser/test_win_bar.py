@@ -12,14 +12,6 @@ from dicegame.live import rooms
 from tests.factories import PASSWORD, UserFactory, actor, befriend
 
 pytestmark = pytest.mark.django_db(transaction=True)
-WAIT_MS = 20_000
-
-
-@pytest.fixture(autouse=True)
-def _patient_expectations():
-    expect.set_options(timeout=WAIT_MS)
-    yield
-    expect.set_options(timeout=5_000)
 
 
 def log_in(browser: Browser, base: str, username: str) -> Page:
