@@ -62,6 +62,16 @@ def _new_volatility(phi: float, sigma: float, delta: float, v: float, tau: float
     return math.exp(big_a / 2.0)
 
 
+def idle(player: Rating, periods: int) -> Rating:
+    """`periods` rating periods without a game: step 6 alone, each time (the deviation grows, the rating
+    and volatility stay), never past a newcomer's deviation (Glickman: an RD is at most 350)."""
+    if periods <= 0:
+        return player
+    phi = player.rd / SCALE
+    grown = math.sqrt(phi * phi + periods * player.volatility * player.volatility) * SCALE
+    return Rating(player.rating, min(grown, Rating.rd), player.volatility)
+
+
 def rate(player: Rating, results: Sequence[tuple[Rating, float]], *, tau: float = 0.5) -> Rating:
     """One rating period: `results` are (opponent's rating before the period, score 1 / 0.5 / 0)."""
     # Step 2: to the Glicko-2 scale.

@@ -4,8 +4,11 @@ Only `ratings.services` writes these rows, inside the transaction that finishes 
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from ratings import glicko2
@@ -13,6 +16,14 @@ from ratings import glicko2
 # Above this deviation a rating is marked provisional ("?"): a newcomer starts at 350 and gets below it
 # after about a dozen pairwise results against settled players.
 PROVISIONAL_RD = 110.0
+# Glicko-2's rating period for someone who does not play: each whole week without a rated game widens
+# the deviation by one step (glicko2.idle), so a rating left alone for a year or two becomes uncertain
+# (provisional) again, and its next games move it more. A game's results are one period of their own.
+RATING_PERIOD = dt.timedelta(days=7)
+
+
+def idle_periods(since: dt.datetime, now: dt.datetime | None = None) -> int:
+    return max(0, ((now or timezone.now()) - since) // RATING_PERIOD)
 
 
 class PlayerRating(models.Model):
@@ -33,12 +44,14 @@ class PlayerRating(models.Model):
     def __str__(self):
         return f"{self.user} {self.rating:.0f} ± {self.rd:.0f}"
 
+    def current(self, now: dt.datetime | None = None) -> glicko2.Rating:
+        """The rating now: the stored one, its deviation widened by the weeks since its last game."""
+        stored = glicko2.Rating(self.rating, self.rd, self.volatility)
+        return glicko2.idle(stored, idle_periods(self.updated_at, now)) if self.updated_at else stored
+
     @property
     def provisional(self) -> bool:
-        return self.rd > PROVISIONAL_RD
-
-    def as_glicko(self) -> glicko2.Rating:
-        return glicko2.Rating(self.rating, self.rd, self.volatility)
+        return self.current().rd > PROVISIONAL_RD
 
 
 class RatingChange(models.Model):

@@ -26,7 +26,8 @@ class Shown:
 def shown(row: PlayerRating | None) -> Shown | None:
     if row is None:
         return None
-    return Shown(round(row.rating), round(row.rd), row.rd > PROVISIONAL_RD, row.games)
+    now = row.current()  # the deviation widened by the weeks without a game
+    return Shown(round(now.rating), round(now.rd), now.rd > PROVISIONAL_RD, row.games)
 
 
 def rating_of_user(user) -> Shown | None:
@@ -78,7 +79,11 @@ def game_rating_changes(*, game_id: int) -> dict[int, RatingChange]:
 def rating_board_values(user_ids) -> dict[int, tuple[int, int, bool, str]]:
     """user id -> (rating rounded, rated games, provisional, username) for those of `user_ids` with a
     rating, in one query."""
-    rows = PlayerRating.objects.filter(user_id__in=user_ids).values_list(
-        "user_id", "rating", "rd", "games", "user__username"
+    rows = (
+        PlayerRating.objects.filter(user_id__in=user_ids)
+        .select_related("user")
+        .only("user_id", "rating", "rd", "volatility", "games", "updated_at", "user__username")
     )
-    return {uid: (round(rating), games, rd > PROVISIONAL_RD, name) for uid, rating, rd, games, name in rows}
+    return {
+        r.user_id: (round(r.rating), r.games, r.current().rd > PROVISIONAL_RD, r.user.username) for r in rows
+    }

@@ -69,9 +69,9 @@ def game_rate(game: Game, players: list[Player]) -> list[RatingChange]:
         r.user_id: r
         for r in PlayerRating.objects.select_for_update().filter(user_id__in=user_ids).order_by("user_id")
     }
-    before = {uid: rows[uid].as_glicko() for uid in user_ids}
-    changes = []
     now = timezone.now()
+    before = {uid: rows[uid].current(now) for uid in user_ids}  # widened by any idle weeks
+    changes = []
     for uid in user_ids:
         period = [(before[opponent], score) for opponent, score in results[uid]]
         after = glicko2.rate(before[uid], period)
@@ -80,8 +80,8 @@ def game_rate(game: Game, players: list[Player]) -> list[RatingChange]:
             RatingChange(
                 game=game,
                 user_id=uid,
-                rating_before=row.rating,
-                rd_before=row.rd,
+                rating_before=before[uid].rating,
+                rd_before=before[uid].rd,
                 rating_after=after.rating,
                 rd_after=after.rd,
                 volatility_after=after.volatility,

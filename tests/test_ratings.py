@@ -274,3 +274,27 @@ def test_hints_are_refused_in_a_rated_game(strategy):
     game.refresh_from_db()
     assert game.version == version and not game.hints_used
     assert not game.players.filter(hints=True).exists()
+
+
+def test_weeks_without_a_rated_game_widen_the_deviation_shown_and_used(strategy):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from ratings.models import PROVISIONAL_RD
+    from ratings.selectors import rating_of_user
+
+    a, b = people(2)
+    play_out(rated_room(a, [b]), [a, b], worst=[b])
+    long_ago = timezone.now() - timedelta(weeks=200)
+    PlayerRating.objects.filter(user=a).update(rd=60.0, updated_at=long_ago)
+    row = PlayerRating.objects.select_related("user").get(user=a)
+    widened = glicko2.idle(glicko2.Rating(row.rating, 60.0, row.volatility), 200)
+    assert widened.rd > PROVISIONAL_RD and row.provisional  # a rating left alone is uncertain again
+    a.refresh_from_db()
+    assert rating_of_user(a).rd == round(widened.rd) and rating_of_user(a).provisional
+
+    # The next rated game starts from the widened deviation, and records it as the one before.
+    game = play_out(rated_room(a, [b]), [a, b], worst=[b])
+    change = RatingChange.objects.get(game=game, user=a)
+    assert change.rd_before == pytest.approx(widened.rd, rel=1e-6)

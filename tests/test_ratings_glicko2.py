@@ -102,3 +102,14 @@ def test_symmetry_between_two_equally_certain_players(a, b, rd, vol):
     # A draw between equal ratings moves neither.
     drawn = rate(first, [(Rating(a, rd, vol), 0.5)])
     assert drawn.rating == pytest.approx(a, abs=1e-9)
+
+
+def test_idle_periods_widen_the_deviation_step_6_at_a_time_up_to_a_newcomers():
+    from ratings.glicko2 import idle
+
+    settled = Rating(1700.0, 60.0, 0.06)
+    assert idle(settled, 0) == settled
+    one = idle(settled, 1)
+    assert one == Rating(1700.0, rate(settled, []).rd, 0.06)  # one idle period is an empty period
+    assert idle(settled, 3).rd == pytest.approx(rate(rate(rate(settled, []), []), []).rd)
+    assert idle(settled, 10**6).rd == 350.0  # never more uncertain than a newcomer
