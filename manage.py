@@ -6,7 +6,7 @@ import sys
 
 
 def main():
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dicegame.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "penta.settings")
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

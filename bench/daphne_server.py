@@ -13,13 +13,23 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
-# The production entry point (daphne's own command line with WebSocket compression accepted), when the
-# project has it; else daphne itself.
-PRODUCTION_MODULE = "dicegame.live.server"
+# The project's configuration package: `penta/` since the layers were drawn; before, it lived inside the
+# game app. The benches also run from a checkout of an older commit (to compare back to back).
+CONFIG = "penta" if (ROOT / "penta" / "settings.py").exists() else "dicegame"
+SETTINGS_MODULE = f"{CONFIG}.settings"
+ASGI_APP = f"{CONFIG}.asgi:application"
 
 
 def default_server_module() -> str:
-    return PRODUCTION_MODULE if (ROOT / "dicegame" / "live" / "server.py").exists() else "daphne"
+    """The production entry point (daphne's own command line with WebSocket compression accepted), when
+    the project has it; else daphne itself."""
+    for module, path in (
+        ("penta.server", "penta/server.py"),
+        ("dicegame.live.server", "dicegame/live/server.py"),
+    ):
+        if (ROOT / path).exists():
+            return module
+    return "daphne"
 
 
 def free_port() -> int:
@@ -113,7 +123,7 @@ class DaphneServer(ServerProcess):
         )
 
     def start(self, timeout: float = 60.0) -> None:
-        self._spawn(["-m", self.module, "-b", HOST, "-p", str(self.port), "dicegame.asgi:application"])
+        self._spawn(["-m", self.module, "-b", HOST, "-p", str(self.port), ASGI_APP])
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

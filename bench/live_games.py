@@ -53,7 +53,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from daphne_server import HOST, ROOT, ClockProcess, DaphneServer, default_server_module, process_cpu
+from daphne_server import (
+    HOST,
+    ROOT,
+    SETTINGS_MODULE,
+    ClockProcess,
+    DaphneServer,
+    default_server_module,
+    process_cpu,
+)
 
 AIM_P99_MS = 50.0
 AIM_K = 200  # the p99 aim holds at this many games at once
@@ -153,7 +161,7 @@ def server_env(db: Database, redis_url: str, layer: str, secret_key: str, tag: s
     if redis_url:
         env["REDIS_URL"] = redis_url
     env.update(
-        DJANGO_SETTINGS_MODULE="dicegame.settings",
+        DJANGO_SETTINGS_MODULE=SETTINGS_MODULE,
         DEBUG="false",
         SECURE_SSL_REDIRECT="false",
         SECURE_COOKIES="false",

@@ -124,7 +124,7 @@ def main() -> None:
     parser.add_argument("--calibrate", type=int, default=0, help="solo games per strength for accuracy")
     parser.add_argument("--json", help="also write the figures here")
     args = parser.parse_args()
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dicegame.settings_test")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "penta.settings_test")
     figures = {"timing": timing(args.games)}
     if args.calibrate:
         figures["calibration"] = calibrate(args.calibrate)

@@ -33,7 +33,7 @@ from http.cookies import SimpleCookie
 from pathlib import Path
 from urllib.parse import urlencode
 
-from daphne_server import HOST, DaphneServer
+from daphne_server import HOST, SETTINGS_MODULE, DaphneServer
 
 TARGET_RATIO = 1.5  # at most
 ROUNDS = 13
@@ -51,7 +51,7 @@ def server_env(sqlite_path: Path) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("DATABASE_URL", None)  # always the temporary SQLite file
     env.update(
-        DJANGO_SETTINGS_MODULE="dicegame.settings",
+        DJANGO_SETTINGS_MODULE=SETTINGS_MODULE,
         SQLITE_PATH=str(sqlite_path),
         DEBUG="false",
         SECURE_SSL_REDIRECT="false",

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from daphne_server import DaphneServer  # noqa: E402
+from daphne_server import SETTINGS_MODULE, DaphneServer  # noqa: E402
 from solo_game import Client, p90, server_env  # noqa: E402
 
 USERNAME = "bench"
@@ -210,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         # Full pages need the static files' URLs: production's manifest storage would need collectstatic
         # first, so the server uses the plain storage (as the tests do); lookups cost the same.
         (workdir / "bench_settings.py").write_text(
-            "from dicegame.settings import *  # noqa: F403\n"
+            f"from {SETTINGS_MODULE} import *  # noqa: F403\n"
             "STORAGES = {**STORAGES, 'staticfiles': "
             "{'BACKEND': 'django.contrib.staticfiles.storage.StaticFilesStorage'}}\n"
         )
@@ -270,5 +270,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dicegame.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", SETTINGS_MODULE)
     sys.exit(main())

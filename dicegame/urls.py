@@ -1,6 +1,6 @@
-from django.conf import settings
-from django.contrib import admin
-from django.urls import include, path
+"""The game's URLs: playing solo, against the computer, with friends and on one device."""
+
+from django.urls import path
 
 from dicegame import (
     converters,  # noqa: F401  (registers the id and index path converters)
@@ -9,7 +9,7 @@ from dicegame import (
 )
 from dicegame.live import views as room_views
 
-game_patterns = [
+urlpatterns = [
     path("", views.home, name="home"),
     path("healthz/", views.healthz, name="healthz"),
     path("games/", views.history, name="history"),
@@ -44,20 +44,3 @@ game_patterns = [
     path("games/<id:game_id>/take-back/", room_views.seat_take_back, name="take_back"),
     path("games/<id:game_id>/rematch/", room_views.rematch, name="rematch"),
 ]
-
-urlpatterns = [
-    path("", include((game_patterns, "dicegame"))),
-    path("", include(("dicegame.review_urls", "review"))),
-    path("accounts/", include("accounts.urls")),
-    path("report/", include(("feedback.urls", "feedback"))),
-    path("daily/", include(("daily.urls", "daily"))),
-    path("", include(("winprob.urls", "winprob"))),
-    path("puzzles/", include(("puzzles.urls", "puzzles"))),
-    path("i18n/", include("django.conf.urls.i18n")),
-    path("admin/", admin.site.urls),
-]
-
-if settings.PENTA_BENCH_ECHO:
-    # The benchmarks' baseline: a view that does nothing, through the whole middleware stack as every
-    # action goes (/healthz/ is answered before the stack).
-    urlpatterns.append(path("bench/bare/", views.healthz))

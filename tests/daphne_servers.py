@@ -49,7 +49,7 @@ FAST_PRESENCE = {
 }
 # The production entry point (README): daphne's own command line with compressed sockets; plain daphne
 # before the project had it.
-SERVER_MODULE = "dicegame.live.server" if (ROOT / "dicegame" / "live" / "server.py").exists() else "daphne"
+SERVER_MODULE = "penta.server"
 # What must never appear in a server's output.
 TRACEBACK_MARKERS = (
     "Traceback (most recent call last)",
@@ -158,7 +158,7 @@ class Servers:
         return env
 
     def daphne(
-        self, count: int = 1, *, clock: str = "web", app: str = "dicegame.asgi:application", **extra: str
+        self, count: int = 1, *, clock: str = "web", app: str = "penta.asgi:application", **extra: str
     ) -> list[Server]:
         """`count` daphne processes (SERVER_MODULE) on free ports. `clock`: "web" (each runs the game
         clock in the background), "process" (none does, one `run_timers` is started too: the README's

@@ -125,7 +125,7 @@ def project_env(database_url: str, **extra: str) -> dict[str, str]:
     explicit SECRET_KEY) over plain HTTP, static files from the finders, no Redis unless `extra` says."""
     env = {key: value for key, value in os.environ.items() if key not in _INHERITED_NOT}
     env.update(
-        DJANGO_SETTINGS_MODULE="dicegame.settings",
+        DJANGO_SETTINGS_MODULE="penta.settings",
         DATABASE_URL=database_url,
         SECRET_KEY=SECRET_KEY,
         DEBUG="false",

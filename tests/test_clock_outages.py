@@ -167,7 +167,7 @@ def test_a_web_process_serves_a_game_page_across_a_database_restart(pg, tmp_path
     env = project_env(pg.url(), PENTA_CLOCK_IN_WEB="false")
     port = free_port()
     web = ProjectProcess(
-        ["-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "dicegame.asgi:application"],
+        ["-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "penta.asgi:application"],
         env,
         tmp_path / "daphne.log",
     )
@@ -218,7 +218,7 @@ def test_a_busy_web_process_keeps_its_database_connections_bounded(pg, tmp_path)
     env = project_env(pg.url(), PENTA_CLOCK_IN_WEB="false", PENTA_DB_POOL_MAX="4")
     port = free_port()
     web = ProjectProcess(
-        ["-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "dicegame.asgi:application"],
+        ["-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "penta.asgi:application"],
         env,
         tmp_path / "daphne.log",
     )

@@ -1,5 +1,5 @@
 """Compressed answers and pushes: gzip for HTML answers over HTTP (GZipMiddleware), permessage-deflate
-for the sockets of `python -m dicegame.live.server` (daphne with compression accepted); a client that
+for the sockets of `python -m penta.server` (daphne with compression accepted); a client that
 asks for neither gets the same content uncompressed."""
 
 import asyncio
@@ -23,14 +23,14 @@ from django.test import override_settings
 
 from dicegame import services
 from dicegame.live import rooms
-from dicegame.live.server import CLIENT_WINDOW_BITS, WINDOW_BITS, LeanPerMessageDeflate, accept_deflate
 from dicegame.services import Actor
+from penta.server import CLIENT_WINDOW_BITS, WINDOW_BITS, LeanPerMessageDeflate, accept_deflate
 from tests.factories import UserFactory, session_cookie
 
 ROOT = Path(__file__).resolve().parent.parent
 HX = {"HTTP_HX_REQUEST": "true"}
 GZIP = {"HTTP_ACCEPT_ENCODING": "gzip, deflate, br"}
-ASGI_APP = "dicegame.asgi:application"
+ASGI_APP = "penta.asgi:application"
 
 # A push-like text: the scoresheet's rows, repetitive as the real ones are (about 10 KB).
 PUSH_LIKE = "".join(
@@ -126,11 +126,11 @@ def free_port() -> int:
 
 
 def start_server(env: dict, log_path: Path) -> tuple[subprocess.Popen, int]:
-    """`python -m dicegame.live.server` on a free port, its output in log_path; returns once it listens."""
+    """`python -m penta.server` on a free port, its output in log_path; returns once it listens."""
     port = free_port()
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "dicegame.live.server", *("-b", "127.0.0.1", "-p", str(port)), ASGI_APP],
+            [sys.executable, "-m", "penta.server", *("-b", "127.0.0.1", "-p", str(port)), ASGI_APP],
             cwd=ROOT,
             env=env,
             stdout=log,
@@ -160,7 +160,7 @@ def stop_server(process: subprocess.Popen) -> None:
 
 def server_env(**extra: str) -> dict:
     env = {key: value for key, value in os.environ.items() if key != "PENTA_USE_TEST_DB"}
-    return {**env, "DJANGO_SETTINGS_MODULE": "dicegame.settings_test", **extra}
+    return {**env, "DJANGO_SETTINGS_MODULE": "penta.settings_test", **extra}
 
 
 def this_database_url() -> str:

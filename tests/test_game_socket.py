@@ -9,10 +9,10 @@ from channels.testing import WebsocketCommunicator
 
 from accounts.models import Friendship
 from dicegame import services
-from dicegame.asgi import application
 from dicegame.live import rooms
 from dicegame.models import Turn
 from dicegame.services import Actor
+from penta.asgi import application
 from tests import factories
 from tests.factories import UserFactory
 

@@ -14,10 +14,10 @@ from django.utils import timezone
 
 from accounts import services
 from accounts.models import Profile
-from dicegame.asgi import application
 from dicegame.live import presence
 from dicegame.live.models import ServerProcess
 from dicegame.live.notices import notice_html, notify_user
+from penta.asgi import application
 from tests import factories
 from tests.factories import UserFactory
 

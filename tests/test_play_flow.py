@@ -12,9 +12,9 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 from django.utils import timezone
 
-from dicegame.asgi import application
 from dicegame.live import pushes, rooms
 from dicegame.models import Game, Turn
+from penta.asgi import application
 from tests import factories
 from tests.factories import UserFactory, actor, befriend, client_for
 

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_check_deploy_is_clean_under_production_settings(tmp_path):
     env = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "dicegame.settings",
+        "DJANGO_SETTINGS_MODULE": "penta.settings",
         "DEBUG": "false",
         "PENTA_PRODUCTION": "true",
         "SECRET_KEY": "x" * 20 + "production-secret-key-with-enough-entropy-0123456789",
@@ -40,7 +40,7 @@ def test_check_deploy_is_clean_under_production_settings(tmp_path):
 def test_production_refuses_to_start_without_a_secret_key(tmp_path):
     env = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "dicegame.settings",
+        "DJANGO_SETTINGS_MODULE": "penta.settings",
         "DEBUG": "false",
         "PENTA_PRODUCTION": "true",
         "SECRET_KEY": "",
@@ -60,7 +60,7 @@ def _import_settings(env_changes: dict[str, str | None], tmp_path) -> subprocess
         else:
             env[name] = value
     return subprocess.run(
-        [sys.executable, "-c", "import dicegame.settings"],
+        [sys.executable, "-c", "import penta.settings"],
         cwd=ROOT,
         env=env,
         capture_output=True,

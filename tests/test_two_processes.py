@@ -56,7 +56,7 @@ def two_servers():
     require_redis()
     env = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "dicegame.settings_test",
+        "DJANGO_SETTINGS_MODULE": "penta.settings_test",
         "PENTA_USE_TEST_DB": "1",
         "PENTA_CLOCK_IN_WEB": "true",
         "PENTA_CLOCK_INTERVAL": "0.1",
@@ -64,7 +64,7 @@ def two_servers():
     ports = [free_port(), free_port()]
     processes = [
         subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "dicegame.asgi:application"],
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "penta.asgi:application"],
             cwd=ROOT,
             env=env,
             stdout=subprocess.PIPE,

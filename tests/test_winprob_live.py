@@ -12,9 +12,9 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from dicegame import services
-from dicegame.asgi import application
 from dicegame.live import pushes, rooms
 from dicegame.models import Game, Turn
+from penta.asgi import application
 from tests.factories import UserFactory, actor, befriend, client_for, session_cookie
 from winprob.models import WinBarChoice
 

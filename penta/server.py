@@ -1,9 +1,9 @@
 """The production server: daphne, with its sockets compressed (permessage-deflate, RFC 7692) and
 bounded (a client cannot queue more than a few dozen messages ahead of the application).
 
-    python -m dicegame.live.server [daphne's own arguments]
+    python -m penta.server [daphne's own arguments]
 
-e.g. `python -m dicegame.live.server --proxy-headers -b 127.0.0.1 -p 8001 dicegame.asgi:application`.
+e.g. `python -m penta.server --proxy-headers -b 127.0.0.1 -p 8001 penta.asgi:application`.
 It runs daphne's own command line (same arguments, same behaviour) with one difference: daphne 4.2
 builds autobahn's WebSocketServerFactory in `Server.run()` without `perMessageCompressionAccept`, so it
 declines every compression offer; here the factory accepts a client's permessage-deflate offer (every
@@ -140,7 +140,7 @@ class CommandLine(CommandLineInterface):
 
     def __init__(self):
         super().__init__()
-        self.parser.prog = "python -m dicegame.live.server"
+        self.parser.prog = "python -m penta.server"
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -66,7 +66,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     # First: /healthz/ answers before the host check and the redirect to HTTPS.
-    "dicegame.middleware.HealthzMiddleware",
+    "penta.middleware.HealthzMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -79,7 +79,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     # A NUL character anywhere in the request: 400, before anything reads the database.
-    "dicegame.middleware.RejectNulMiddleware",
+    "penta.middleware.RejectNulMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -90,9 +90,9 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-ROOT_URLCONF = "dicegame.urls"
-WSGI_APPLICATION = "dicegame.wsgi.application"
-ASGI_APPLICATION = "dicegame.asgi.application"
+ROOT_URLCONF = "penta.urls"
+WSGI_APPLICATION = "penta.wsgi.application"
+ASGI_APPLICATION = "penta.asgi.application"
 
 TEMPLATES = [
     {
@@ -302,17 +302,23 @@ if not DEBUG:
     SECURE_HSTS_PRELOAD = True
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
+# The project's own packages (their loggers write to the console).
+PENTA_PACKAGES = ["penta", "dicegame", "accounts", "daily", "feedback", "puzzles", "ratings", "winprob"]
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "loggers": {
         "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
-        # Not also to the root logger: daphne gives that one a handler, and every line came out twice.
-        "dicegame": {
-            "handlers": ["console"],
-            "level": os.environ.get("PENTA_LOG_LEVEL", "WARNING"),
-            "propagate": False,
+        # Every package of the project. Not also to the root logger: daphne gives that one a handler,
+        # and every line came out twice.
+        **{
+            package: {
+                "handlers": ["console"],
+                "level": os.environ.get("PENTA_LOG_LEVEL", "WARNING"),
+                "propagate": False,
+            }
+            for package in PENTA_PACKAGES
         },
     },
 }

@@ -4,7 +4,7 @@ import os
 
 from django.core.asgi import get_asgi_application
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dicegame.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "penta.settings")
 # Django must be set up before anything imports models (the routing below does).
 django_asgi_app = get_asgi_application()
 

@@ -6,8 +6,8 @@ import os
 # (set in the environment, so a server process a test starts finds it too).
 os.environ.setdefault("SECRET_KEY", "penta-tests-only-" + "not-a-secret-" * 4)
 
-from dicegame.settings import *  # noqa: F403
-from dicegame.settings import BASE_DIR, DATABASES
+from penta.settings import *  # noqa: F403
+from penta.settings import BASE_DIR, DATABASES
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 

@@ -1,0 +1,24 @@
+"""The root URLs: each app's own, under its namespace."""
+
+from django.conf import settings
+from django.contrib import admin
+from django.urls import include, path
+
+from dicegame import views
+
+urlpatterns = [
+    path("", include(("dicegame.urls", "dicegame"))),
+    path("", include(("dicegame.review_urls", "review"))),
+    path("accounts/", include("accounts.urls")),
+    path("report/", include(("feedback.urls", "feedback"))),
+    path("daily/", include(("daily.urls", "daily"))),
+    path("", include(("winprob.urls", "winprob"))),
+    path("puzzles/", include(("puzzles.urls", "puzzles"))),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("admin/", admin.site.urls),
+]
+
+if settings.PENTA_BENCH_ECHO:
+    # The benchmarks' baseline: a view that does nothing, through the whole middleware stack as every
+    # action goes (/healthz/ is answered before the stack).
+    urlpatterns.append(path("bench/bare/", views.healthz))
