@@ -34,9 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dicegame import analysis as A  # noqa: E402
-from dicegame import bot_games  # noqa: E402
-from dicegame.strategy import Strategy  # noqa: E402
+from dicegame.strategy import Strategy, bot_games  # noqa: E402
+from dicegame.strategy import analysis as A  # noqa: E402
 from dicegame.strategy.simulate import seed_from_number  # noqa: E402
 
 LINE_UP = ["hard", "medium", "easy", "medium"]

@@ -45,9 +45,9 @@ TEMPLATES = 12
 
 def template_games(count: int) -> list[tuple[list[str], list, dict]]:
     """`count` real games: (strengths by seat, turn logs, analysis summaries)."""
-    from dicegame import analysis as A
-    from dicegame.bot_games import bot_game
-    from dicegame.dice import new_seed
+    from dicegame.rules.dice import new_seed
+    from dicegame.strategy import analysis as A
+    from dicegame.strategy.bot_games import bot_game
 
     out = []
     line_ups = [["medium"], ["easy", "hard"], ["hard", "medium"]]
@@ -69,9 +69,9 @@ def populate(games: int) -> None:
     from django.utils import timezone
 
     from accounts.models import Friendship, Profile
-    from dicegame import analysis as A
-    from dicegame.dice import commitment, new_seed
     from dicegame.models import Game, GameAnalysis, Player, Turn
+    from dicegame.rules.dice import commitment, new_seed
+    from dicegame.strategy import analysis as A
 
     User = get_user_model()
     user = User.objects.create_user(USERNAME, password="bench-password-not-secret")
@@ -166,7 +166,7 @@ def populate(games: int) -> None:
 
 
 def _total(sheet: dict) -> int:
-    from dicegame.scoring import Scoresheet
+    from dicegame.rules.scoring import Scoresheet
 
     return Scoresheet.from_dict(sheet).total
 

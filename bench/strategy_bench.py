@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dicegame.scoring import UPPER_BONUS, Box, Scoresheet
+from dicegame.rules.scoring import UPPER_BONUS, Box, Scoresheet
 from dicegame.strategy import Strategy, solver
 from dicegame.strategy import cache as strategy_cache
 from dicegame.strategy import tables as T

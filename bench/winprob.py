@@ -24,8 +24,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dicegame.dice import roll_dice
-from dicegame.scoring import Box, Scoresheet
+from dicegame.rules.dice import roll_dice
+from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.strategy import Bot, Strategy, winprob
 from dicegame.strategy.simulate import held_flags, seed_from_number
 

@@ -14,7 +14,7 @@ from daily.models import DailyAttempt, DailySeed
 from daily.services import DAYS_AHEAD, day_end, day_par, today
 from dicegame.charts import bar_chart
 from dicegame.models import Game, Player
-from dicegame.scoring import UPPER_BOXES, Box
+from dicegame.rules.scoring import UPPER_BOXES, Box
 
 REVEALED_SHOWN = 7  # past days listed with their seeds
 

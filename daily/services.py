@@ -10,13 +10,18 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from daily.days import DAILY_ZONE, day_end, today  # noqa: F401  (the app's calendar, re-exported)
 from daily.models import DailyAttempt, DailySeed
-from dicegame import dice
 from dicegame.models import Game
+from dicegame.rules import days, dice
+from dicegame.rules.days import DAILY_ZONE, day_end  # noqa: F401  (the daily calendar, part of this API)
 from dicegame.services import Actor, GameActionError, _create, game_settle
 
 DAYS_AHEAD = 7  # the commitments of today and the next 7 days are always published
+
+
+def today(now: dt.datetime | None = None) -> dt.date:
+    """The challenge's date now (or at `now`) by the server's clock: the Europe/Amsterdam date."""
+    return days.today(now or timezone.now())
 
 
 def publish_commitments(now: dt.datetime | None = None) -> int:
@@ -105,8 +110,8 @@ def day_par(date: dt.date) -> int | None:
     if row is None:
         return None
     if row.par is None:
-        from dicegame.analysis import optimal_line
         from dicegame.strategy import Strategy
+        from dicegame.strategy.analysis import optimal_line
 
         par = optimal_line(Strategy.shared(), row.seed, date.isoformat(), seat=0, seat_count=1)["total"]
         DailySeed.objects.filter(pk=row.pk, par__isnull=True).update(par=par)

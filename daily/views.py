@@ -14,9 +14,9 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from accounts.selectors import friend_ids
 from daily import selectors, services
-from daily.days import day_end
 from dicegame.actors import actor_from_request
 from dicegame.review.leaderboards import opted_in_ids
+from dicegame.rules.days import day_end
 from dicegame.services import GameActionError
 from dicegame.views import message_response
 

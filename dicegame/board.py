@@ -22,7 +22,7 @@ from django.utils.translation import gettext as _
 from dicegame import hint_words, moments
 from dicegame.labels import box_label
 from dicegame.models import Game, Player, Turn
-from dicegame.scoring import (
+from dicegame.rules.scoring import (
     JOKER_LOWER_BOXES,
     PENTA_BONUS,
     UPPER_BONUS,
@@ -30,7 +30,8 @@ from dicegame.scoring import (
     Box,
     Scoresheet,
 )
-from dicegame.services import MAX_ROLLS, Actor, turn_auto_commit_remaining
+from dicegame.rules.turn import MAX_ROLLS
+from dicegame.services import Actor, turn_auto_commit_remaining
 from dicegame.strategy import Strategy
 
 # The regions of the game screen (partials of dicegame/game.html, named after their DOM ids) a small

@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from dicegame.labels import box_label
-from dicegame.scoring import Box
+from dicegame.rules.scoring import Box
 
 
 def _count_word(count: int) -> str:

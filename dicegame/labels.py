@@ -2,7 +2,7 @@
 
 from django.utils.translation import gettext_lazy as _
 
-from dicegame.scoring import Box
+from dicegame.rules.scoring import Box
 
 BOX_LABELS = {
     Box.ONES: _("Ones"),

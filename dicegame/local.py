@@ -18,8 +18,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from dicegame import dice
 from dicegame.models import Game, Player, SeatLink, Turn
+from dicegame.rules import dice
 from dicegame.services import Actor, GameActionError, GameNotFound, bot_name
 from dicegame.strategy import STRENGTHS
 

@@ -1,18 +1,18 @@
 """Games, their seats (players) with their scoresheets, and the log of every turn.
 
-The rules live in `dicegame.scoring`; only `dicegame.services` writes these rows.
+The rules live in `dicegame.rules.scoring`; only `dicegame.services` writes these rows.
 """
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from dicegame.labels import box_label
-from dicegame.scoring import Box, Scoresheet
-
-ROUNDS = len(Box)
+from dicegame.rules import days
+from dicegame.rules.scoring import Scoresheet
 
 
 class Game(models.Model):
@@ -95,6 +95,12 @@ class Game(models.Model):
         """The `game` part of the dice recipe's message: the game id, or for a daily challenge its date
         (ISO), so that every player of the day gets the same face at the same (turn, roll, die) slot."""
         return self.daily_date.isoformat() if self.daily_date else self.pk
+
+    @property
+    def seed_secret_until(self):
+        """For a daily game whose day has not ended: the moment its seed may be shown (it is the day's,
+        everyone's); else None (an ordinary game's seed is secret only while it is played)."""
+        return days.seed_secret_until(self.daily_date, timezone.now())
 
     @property
     def is_open(self) -> bool:
@@ -278,7 +284,7 @@ class Invitation(models.Model):
 
 
 class GameAnalysis(models.Model):
-    """A finished game measured against optimal play (`dicegame.analysis`), computed once and stored.
+    """A finished game measured against optimal play (`dicegame.strategy.analysis`), computed once and stored.
 
     `data` is the whole analysis (every decision of every seat); `summary` is its small per-seat part
     (seat -> loss, decisions, label counts), read by the statistics without loading `data`."""

@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 
 from dicegame.models import Game, Player
 from dicegame.review.records import counted_seats
-from dicegame.scoring import PENTA_BONUS, PENTA_SCORE, UPPER_BONUS, Box
+from dicegame.rules.scoring import PENTA_BONUS, PENTA_SCORE, UPPER_BONUS, Box
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 Each action runs in one transaction holding the game's row lock, so a double click or two tabs cannot
 roll or score twice. An action also names the turn and the number of rolls its page showed; if the
 game has moved on since, the action is refused (409) instead of being applied to dice the player never
-saw. The rules (`dicegame.scoring`) decide *what* is legal; this module decides *who* and *when*.
+saw. The rules (`dicegame.rules.scoring`) decide *what* is legal; this module decides *who* and *when*.
 """
 
 from __future__ import annotations
@@ -20,15 +20,16 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from daily.days import day_end  # pure: the daily challenge's calendar
-from dicegame import dice
-from dicegame.computer import auto_commit_box, next_step
 from dicegame.labels import box_label
-from dicegame.models import ROUNDS, Game, Player, Turn
+from dicegame.models import Game, Player, Turn
 from dicegame.prepared import PreparedSelect, PreparedUpdateReturning, save_fields
 from dicegame.review.analysis_store import analyse_pending  # it imports nothing of services back
-from dicegame.scoring import Box, Scoresheet
+from dicegame.rules import dice
+from dicegame.rules.days import day_end
+from dicegame.rules.scoring import Box, Scoresheet
+from dicegame.rules.turn import ROUNDS
 from dicegame.strategy import STRENGTHS, Bot
+from dicegame.strategy.computer import auto_commit_box, next_step
 from ratings.services import game_rate  # it imports nothing of services back
 
 logger = logging.getLogger(__name__)

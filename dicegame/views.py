@@ -25,7 +25,7 @@ from dicegame import local, moments, selectors, services
 from dicegame.actors import actor_from_request
 from dicegame.labels import box_label
 from dicegame.models import Game
-from dicegame.scoring import Box
+from dicegame.rules.scoring import Box
 from dicegame.services import Actor, GameActionError
 from winprob.chances import page_bar
 

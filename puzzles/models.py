@@ -2,7 +2,7 @@
 
 A puzzle is a position (sheet, dice, rolls left) stored once however many games reached it
 (`key`); each game's turn that reached it with a large loss is a `PuzzleSource`. Puzzles and people
-have Glicko-2 ratings (`ratings.glicko2`); a person's first attempt at a puzzle (`Attempt`, one per
+have Glicko-2 ratings (`dicegame.rules.glicko2`); a person's first attempt at a puzzle (`Attempt`, one per
 puzzle and person) moves both, later attempts are practice."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from dicegame.models import Game, Player
-from dicegame.scoring import Scoresheet
+from dicegame.rules.scoring import Scoresheet
 from puzzles.positions import Option
 
 INITIAL_RD = 350.0

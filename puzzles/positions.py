@@ -29,10 +29,10 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from dicegame.scoring import UPPER_BONUS_THRESHOLD, Box, Scoresheet
+from dicegame.rules.scoring import UPPER_BONUS_THRESHOLD, Box, Scoresheet
+from dicegame.rules.turn import MAX_ROLLS
 from dicegame.strategy import Strategy
 
-MAX_ROLLS = 3
 CLEAR_MARGIN = 1.5
 LARGE_LOSS = 2.0
 TOP_SHOWN = 3  # the best choices the answer shows (and the player's own when it is not among them)

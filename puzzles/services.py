@@ -12,14 +12,13 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils.translation import gettext as _
 
-from daily.days import seed_secret_until
-from dicegame import analysis as A
 from dicegame.models import Game, GameAnalysis
-from dicegame.scoring import Box
+from dicegame.rules.glicko2 import Rating, rate
+from dicegame.rules.scoring import Box
 from dicegame.strategy import Strategy
+from dicegame.strategy import analysis as A
 from puzzles import positions as P
 from puzzles.models import Attempt, DailyPuzzle, Puzzle, PuzzleRating, PuzzleSource
-from ratings.glicko2 import Rating, rate
 
 # The daily puzzle is drawn from the puzzles whose best choice is at least this far ahead of the second
 # (the whole site plays it: no room for argument), or from the whole pool while there are none.
@@ -81,7 +80,7 @@ def add_game_puzzles(game_id: int, strategy: Strategy | None = None) -> int:
     )
     if analysis is None:
         return 0
-    if seed_secret_until(analysis.game) is not None:
+    if analysis.game.seed_secret_until is not None:
         # A daily challenge's positions would show everyone that day's dice before the day ends: they
         # join the pool afterwards, when build_puzzles next runs.
         return 0

@@ -8,16 +8,17 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
-from daily.days import today
 from dicegame import hint_words
 from dicegame.board import pips
 from dicegame.labels import box_label
-from dicegame.scoring import UPPER_BONUS, UPPER_BONUS_THRESHOLD, Box
+from dicegame.rules import days
+from dicegame.rules.scoring import UPPER_BONUS, UPPER_BONUS_THRESHOLD, Box
 from puzzles import selectors, services
 from puzzles.models import THEME_LABELS, Puzzle
 from puzzles.positions import Option
@@ -144,7 +145,7 @@ def _page(request: HttpRequest, puzzle: Puzzle, *, status: int = 200, **extra) -
         "puzzle_themes": [THEME_LABELS[t] for t in puzzle.themes],
         "own_line": own_mistake_line(source) if source else "",
         "own_source": source,
-        "is_daily": services.daily_puzzle(today()) == puzzle,
+        "is_daily": services.daily_puzzle(days.today(timezone.now())) == puzzle,
         "tried": user is not None and selectors.tried(puzzle, user),
         "next_url": reverse("puzzles:next") + (f"?{urlencode({'theme': theme})}" if theme else ""),
         "form_url": reverse("puzzles:puzzle", args=[puzzle.pk])
@@ -162,7 +163,7 @@ def index(request: HttpRequest) -> HttpResponse:
     context = {
         "stats": selectors.stats(user),
         "theme_labels": THEME_LABELS,
-        "daily": services.daily_puzzle(today()),
+        "daily": services.daily_puzzle(days.today(timezone.now())),
         "empty": request.GET.get("empty") == "1",
         "theme": _theme(request) if selectors.valid_theme(_theme(request)) else "",
     }

@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 
 from dicegame.models import Game, Player, Turn
 from dicegame.review.records import STAND_IN_TURN_LIMIT, seat_left
-from ratings import glicko2
+from dicegame.rules import glicko2
 from ratings.models import PROVISIONAL_RD, PlayerRating, RatingChange
 
 

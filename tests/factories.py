@@ -5,9 +5,9 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from accounts.models import Friendship
-from dicegame import dice
 from dicegame.actors import Actor
 from dicegame.models import Game, Player, Turn
+from dicegame.rules import dice
 
 PASSWORD = "correct-horse-battery-staple"
 

@@ -6,10 +6,10 @@ import time
 
 import pytest
 
-from dicegame import analysis as A
-from dicegame.bot_games import bot_game
-from dicegame.scoring import Box, Scoresheet
+from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.strategy import Strategy
+from dicegame.strategy import analysis as A
+from dicegame.strategy.bot_games import bot_game
 from dicegame.strategy.simulate import seed_from_number
 
 ALL_HELD = [True] * 5

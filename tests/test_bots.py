@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dicegame.scoring import Box, Scoresheet
+from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.strategy import STRENGTHS, Bot
 from dicegame.strategy.simulate import held_flags, play_game, seed_from_number, simulate
 from dicegame.strategy.turn import is_subkeep

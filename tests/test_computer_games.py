@@ -6,12 +6,12 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from dicegame import computer, services
+from dicegame import services
 from dicegame.board import _keep_label, game_board, game_hints
 from dicegame.models import Game, Player, Turn
-from dicegame.scoring import Box, Scoresheet
+from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.services import Actor, GameActionError
-from dicegame.strategy import Bot, Strategy
+from dicegame.strategy import Bot, Strategy, computer
 from tests.factories import GameFactory, PlayerFactory
 from tests.test_services import current, roll, snapshot
 

@@ -16,12 +16,12 @@ from django.utils import timezone
 from accounts.models import Profile
 from daily import selectors, services
 from daily.models import DailyAttempt, DailySeed
-from dicegame import computer, dice
 from dicegame import services as game_services
-from dicegame.analysis import optimal_line
 from dicegame.models import Game, Player, Turn
+from dicegame.rules import dice
 from dicegame.services import Actor, GameActionError
-from dicegame.strategy import Strategy
+from dicegame.strategy import Strategy, computer
+from dicegame.strategy.analysis import optimal_line
 from tests.factories import GameFactory, PlayerFactory, UserFactory, actor, befriend, client_for
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ from collections import Counter
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dicegame import dice
+from dicegame.rules import dice
 
 SEED = "00" * 31 + "01"
 

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dicegame import hint_words
-from dicegame.scoring import Box, Scoresheet
+from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.strategy import Strategy
 from tests.factories import GameFactory, PlayerFactory, TurnFactory
 

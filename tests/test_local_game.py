@@ -6,13 +6,14 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.services import guest_games_claim
-from dicegame import computer, local, selectors, services
+from dicegame import local, selectors, services
 from dicegame.board import game_board
 from dicegame.local import SeatSpec
 from dicegame.models import Game, Player, SeatLink
 from dicegame.review.leaderboards import leaderboards
 from dicegame.review.stats import player_stats
 from dicegame.services import Actor, GameActionError, GameNotFound
+from dicegame.strategy import computer
 from tests.factories import PASSWORD, UserFactory, befriend
 from tests.test_services import current, snapshot
 

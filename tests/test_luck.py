@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dicegame import analysis as A
-from dicegame.scoring import Box, Scoresheet
+from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.strategy import Strategy
+from dicegame.strategy import analysis as A
 from dicegame.strategy.simulate import seed_from_number
 from dicegame.strategy.turn import State, legal_options
 from tests.test_analysis import bot_game_logs

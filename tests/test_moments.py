@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from dicegame import services
 from dicegame.models import Game, Player, Turn
-from dicegame.scoring import Box
+from dicegame.rules.scoring import Box
 from tests.factories import GameFactory, PlayerFactory, TurnFactory
 from tests.test_pushes import connect, frame_with_version, two_player_game
 

@@ -39,7 +39,7 @@ from dicegame import services
 from dicegame.live import presence, rooms
 from dicegame.live.models import Connection, ServerProcess
 from dicegame.models import Game, Player, Turn
-from dicegame.scoring import Box
+from dicegame.rules.scoring import Box
 from tests.daphne_servers import (
     FAST_PRESENCE,
     ROOT,

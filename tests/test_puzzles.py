@@ -13,7 +13,7 @@ from django.utils import timezone
 from dicegame import services as game_services
 from dicegame.models import Game, Turn
 from dicegame.review import analysis_store
-from dicegame.scoring import Box, Scoresheet
+from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.strategy import Bot, Strategy
 from puzzles import positions as P
 from puzzles import selectors
@@ -97,7 +97,7 @@ def test_several_themes_at_once():
 
 
 def test_the_options_of_a_position_merge_keeps_and_boxes_as_the_analysis_values_them(strategy):
-    from dicegame import analysis as A
+    from dicegame.strategy import analysis as A
 
     s = sheet({Box.CHANCE: 20})
     dice = (2, 3, 4, 5, 5)
@@ -215,7 +215,7 @@ def test_unfinished_or_unanalysed_games_add_nothing(person):
 
 @pytest.mark.django_db
 def test_a_daily_challenge_joins_the_pool_only_when_its_day_is_over(person):
-    from daily.days import today
+    from dicegame.rules.days import today
 
     game = make_game([person, "easy"], strengths=["easy", "easy"])
     Game.objects.filter(pk=game.pk).update(daily_date=today())

@@ -1,7 +1,7 @@
 """Rated games move Glicko-2 ratings once, as the pairwise results between the people say.
 
 Every game here is played through the real services (rooms, turns, the clock's settlement); the
-expected ratings are computed with `ratings.glicko2.rate` from the totals the game ended with.
+expected ratings are computed with `dicegame.rules.glicko2.rate` from the totals the game ended with.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import pytest
 from django.utils import timezone
 
 from dicegame import services
-from dicegame.computer import auto_commit_box
 from dicegame.live import rooms
 from dicegame.models import Game, Turn
 from dicegame.review.records import STAND_IN_TURN_LIMIT
+from dicegame.rules import glicko2
 from dicegame.services import GameActionError
-from ratings import glicko2
+from dicegame.strategy.computer import auto_commit_box
 from ratings.models import PlayerRating, RatingChange
 from ratings.services import game_rate
 from tests.factories import UserFactory, actor

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from dicegame import services
 from dicegame.models import Turn
-from ratings import glicko2
+from dicegame.rules import glicko2
 from ratings.models import PlayerRating, RatingChange
 from tests.factories import UserFactory, actor
 from tests.test_concurrency import race

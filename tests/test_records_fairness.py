@@ -19,7 +19,7 @@ from dicegame.models import Game, Player, Turn
 from dicegame.review import leaderboards as boards_module
 from dicegame.review import records
 from dicegame.review import stats as statistics
-from dicegame.scoring import Box
+from dicegame.rules.scoring import Box
 from tests.conftest import forget_cached
 from tests.factories import UserFactory, actor, befriend, client_for
 from tests.test_stats import sheet_with, stats_game

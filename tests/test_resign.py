@@ -9,7 +9,7 @@ from django.utils import timezone
 from dicegame import services
 from dicegame.live import rooms
 from dicegame.models import Game, Player, Turn
-from dicegame.scoring import Box
+from dicegame.rules.scoring import Box
 from dicegame.services import Actor, GameActionError, GameNotFound
 from tests.factories import UserFactory
 from tests.test_rooms import actor, client_for, started_two_player_game

@@ -12,11 +12,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from dicegame import analysis as A
-from dicegame import computer, services
+from dicegame import services
 from dicegame.models import Game, GameAnalysis, Player, Turn
 from dicegame.review import analysis_store, replay
-from dicegame.scoring import Box, Scoresheet
+from dicegame.rules.scoring import Box, Scoresheet
+from dicegame.strategy import analysis as A
+from dicegame.strategy import computer
 from tests.conftest import forget_cached
 from tests.factories import GameFactory, PlayerFactory, UserFactory
 from tests.test_analysis import bot_game_logs
@@ -272,7 +273,7 @@ def test_export_json_has_every_roll_hold_box_and_the_seed(user_client, vs_hard):
     assert all(set(r) == {"dice", "held"} for t in data["turns"] for r in t["rolls"])
     assert data["analysis"]["seats"]["2"]["summary"]["loss"] == 0  # seat 2: the hard computer player
     # The dice follow from the seed.
-    from dicegame.dice import check_turn
+    from dicegame.rules.dice import check_turn
 
     for t in data["turns"]:
         assert check_turn(data["seed"], data["game"], t["number"], t["rolls"]) == []

@@ -8,7 +8,7 @@ from django.test import Client
 
 from dicegame import services
 from dicegame.models import Turn
-from dicegame.scoring import Box
+from dicegame.rules.scoring import Box
 from tests.factories import PlayerFactory, TurnFactory
 from tests.test_services import snapshot
 

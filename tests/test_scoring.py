@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from dicegame.scoring import Box, IllegalPlacement, InvalidDice, Scoresheet
+from dicegame.rules.scoring import Box, IllegalPlacement, InvalidDice, Scoresheet
 
 # A copy of the rules' examples.json, kept in the repository so a clone runs its tests on its own.
 EXAMPLES = json.loads((Path(__file__).resolve().parent / "data" / "examples.json").read_text())

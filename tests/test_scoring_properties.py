@@ -4,7 +4,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from dicegame.scoring import (
+from dicegame.rules.scoring import (
     JOKER_LOWER_BOXES,
     LOWER_BOXES,
     UPPER_BOXES,

@@ -5,10 +5,12 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from dicegame import computer, dice, services
+from dicegame import services
 from dicegame.models import Game, Player, Turn
-from dicegame.scoring import Box, Scoresheet
+from dicegame.rules import dice
+from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.services import Actor, GameActionError, GameNotFound
+from dicegame.strategy import computer
 from tests.factories import PlayerFactory, TurnFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -11,12 +11,13 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import Profile
-from dicegame import analysis as A
-from dicegame import charts, dice
+from dicegame import charts
 from dicegame.models import Game, GameAnalysis, Player
 from dicegame.review import leaderboards as boards_module
 from dicegame.review import stats as statistics
-from dicegame.scoring import Box, Scoresheet
+from dicegame.rules import dice
+from dicegame.rules.scoring import Box, Scoresheet
+from dicegame.strategy import analysis as A
 from tests.conftest import forget_cached
 from tests.factories import UserFactory, befriend
 from tests.test_review import make_game

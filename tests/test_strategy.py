@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dicegame.scoring import Box, InvalidDice, Scoresheet
+from dicegame.rules.scoring import Box, InvalidDice, Scoresheet
 from dicegame.strategy import Choice, Strategy, solver
 from dicegame.strategy import cache as strategy_cache
 from dicegame.strategy import tables as T

@@ -7,10 +7,11 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from dicegame import computer, services
+from dicegame import services
 from dicegame.actors import GUEST_SESSION_KEY
 from dicegame.models import Game, Turn
-from dicegame.scoring import Box
+from dicegame.rules.scoring import Box
+from dicegame.strategy import computer
 from tests.factories import PlayerFactory, TurnFactory, UserFactory
 from tests.test_services import current, play_whole_game, snapshot
 

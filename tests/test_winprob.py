@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dicegame.scoring import Box, Scoresheet
+from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.strategy import Strategy, winprob
 from dicegame.strategy import tables as T
 from dicegame.strategy.turn import State

@@ -65,7 +65,7 @@ def test_a_solo_game_has_no_course():
 
 def test_the_niced_child_process_gives_the_same_figures_as_the_inline_engine():
     """On a server the bar and the course are worked out in a child process (winprob.process)."""
-    from dicegame.scoring import Box, Scoresheet
+    from dicegame.rules.scoring import Box, Scoresheet
     from dicegame.strategy import Strategy
     from dicegame.strategy import winprob as W
     from winprob import process

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from django.core.cache import cache
 
 from dicegame.models import Game, Player, Turn
-from dicegame.services import MAX_ROLLS
+from dicegame.rules.turn import MAX_ROLLS
 from dicegame.strategy import Strategy
 from dicegame.strategy.winprob import DEFAULT_SAMPLES, SeatPosition, win_chances
 

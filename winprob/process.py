@@ -33,7 +33,7 @@ def _start() -> None:
 
 
 def _chances(seats, n: int, seed: int) -> list[float]:
-    from dicegame.scoring import Scoresheet
+    from dicegame.rules.scoring import Scoresheet
     from dicegame.strategy.winprob import SeatPosition, win_chances
 
     if len(_cache) > 512:  # a seat's distribution is at most ~13 KB
@@ -45,7 +45,7 @@ def _chances(seats, n: int, seed: int) -> list[float]:
 
 
 def _course(seats: int, steps, n: int, seed: int) -> list[list[float]]:
-    from dicegame.scoring import Scoresheet
+    from dicegame.rules.scoring import Scoresheet
     from dicegame.strategy.winprob import course
 
     steps = [(seat, Scoresheet.from_dict(sheet)) for seat, sheet in steps]

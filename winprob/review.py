@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from dicegame import charts
 from dicegame.labels import box_label
 from dicegame.models import Game, Player, Turn
-from dicegame.scoring import Box, Scoresheet
+from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.strategy import Strategy
 from dicegame.strategy import winprob as W
 

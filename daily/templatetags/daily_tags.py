@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from django import template
 
-from daily import days, selectors
+from daily import selectors, services
+from dicegame.actors import actor_from_request
 
 register = template.Library()
 
@@ -13,18 +14,15 @@ register = template.Library()
 @register.filter
 def daily_seed_secret_until(game):
     """The moment a daily game's seed may be shown, while its day lasts; None otherwise."""
-    return days.seed_secret_until(game)
+    return game.seed_secret_until
 
 
 @register.inclusion_tag("daily/cards.html#daily-home-card", takes_context=True)
 def daily_home_card(context):
-    from daily.services import attempt_of
-    from dicegame.actors import actor_from_request
-
     request = context["request"]
-    date = days.today()
+    date = services.today()
     actor = actor_from_request(request)
-    attempt = attempt_of(actor, date) if (actor.user_id or actor.guest_key) else None
+    attempt = services.attempt_of(actor, date) if (actor.user_id or actor.guest_key) else None
     return {
         "date": date,
         "played": selectors.played_count(date),

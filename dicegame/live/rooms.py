@@ -14,8 +14,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.selectors import are_friends
-from dicegame import dice
 from dicegame.models import Game, Invitation, Player
+from dicegame.rules import dice
 from dicegame.services import (
     Actor,
     GameActionError,

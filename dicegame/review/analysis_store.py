@@ -1,5 +1,5 @@
 """The stored analysis of a finished game (`GameAnalysis`): computed once, read by the review, the
-statistics and the export. The analysis itself is `dicegame.analysis` (pure).
+statistics and the export. The analysis itself is `dicegame.strategy.analysis` (pure).
 
 Nothing here imports `dicegame.services`: the finishing service calls `analyse_pending` directly.
 """
@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
-from dicegame import analysis as A
 from dicegame.models import Game, GameAnalysis, Player, Turn
+from dicegame.strategy import analysis as A
 
 
 class ReviewError(Exception):

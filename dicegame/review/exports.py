@@ -12,12 +12,12 @@ from django.utils import translation
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from daily.days import day_end, seed_secret_until  # pure: the daily challenge's calendar
-from dicegame import analysis as A
 from dicegame.models import Game, Player
 from dicegame.review.analysis_store import ReviewError, _completed_turns, analysis_for
 from dicegame.review.records import STAND_IN_TURN_LIMIT, seat_left, stand_in_turns
-from dicegame.scoring import Box
+from dicegame.rules.days import day_end
+from dicegame.rules.scoring import Box
+from dicegame.strategy import analysis as A
 
 if TYPE_CHECKING:  # only a type here: importing services would make review and services import each other
     from dicegame.services import Actor
@@ -34,7 +34,7 @@ def game_export(*, game: Game) -> dict:
     seat_of = {p.pk: p.seat + 1 for p in players}
     # A daily challenge's seed deals everyone's dice of the day: until the day ends the export names the
     # day and its commitment, and leaves out the seed and the optimal line (dice the player never saw).
-    secret_until = seed_secret_until(game)
+    secret_until = game.seed_secret_until
     seats = {str(int(seat) + 1): v for seat, v in (stored.data.get("seats") or {}).items()}
     if secret_until is not None:
         seats = {

@@ -10,11 +10,11 @@ from django.db.models.functions import RowNumber
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from dicegame import analysis as A
 from dicegame.models import Game, Player
 from dicegame.review.cache import cached
 from dicegame.review.records import counted_seats
 from dicegame.review.stats import game_accuracy
+from dicegame.strategy import analysis as A
 from ratings.selectors import rating_board_values
 
 LEADERBOARD_SIZE = 20

@@ -9,13 +9,12 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from daily.days import seed_secret_until  # pure: the daily challenge's calendar
-from dicegame import analysis as A
 from dicegame import charts
 from dicegame.labels import box_label
 from dicegame.models import Game, GameAnalysis, Player
 from dicegame.review.records import STAND_IN_TURN_LIMIT
-from dicegame.scoring import UPPER_BONUS, UPPER_BONUS_THRESHOLD, Box, Scoresheet
+from dicegame.rules.scoring import UPPER_BONUS, UPPER_BONUS_THRESHOLD, Box, Scoresheet
+from dicegame.strategy import analysis as A
 
 SEAT_CLASSES = 4  # css classes series-0..3
 
@@ -389,7 +388,7 @@ def game_review(
             )
             own += UPPER_BONUS if upper >= UPPER_BONUS_THRESHOLD else 0
             optimal_turn = OptimalTurn(optimal["turns"][rnd - 1], own, optimal["total"])
-    secret_until = seed_secret_until(game)
+    secret_until = game.seed_secret_until
     if secret_until is not None:
         optimal_turn = None
     if optimal_turn is None:

@@ -21,7 +21,6 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from dicegame import analysis as A
 from dicegame import charts
 from dicegame.labels import box_label
 from dicegame.models import Game, Player, Turn
@@ -29,7 +28,8 @@ from dicegame.review.analysis_store import analyse_pending
 from dicegame.review.cache import cached
 from dicegame.review.records import AT_TABLE, STAND_IN_TURN_LIMIT, counted_seats, stand_in_turns
 from dicegame.review.replay import label_name
-from dicegame.scoring import UPPER_BONUS_THRESHOLD, UPPER_BOXES, Box
+from dicegame.rules.scoring import UPPER_BONUS_THRESHOLD, UPPER_BOXES, Box
+from dicegame.strategy import analysis as A
 
 # Average points per box under optimal play (the hard bot), and the standard error of each average:
 # 20,000 solo games of `dicegame.strategy.simulate.play_game` with Bot("hard") and the dice seed

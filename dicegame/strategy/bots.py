@@ -19,7 +19,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from dicegame.scoring import Box, Scoresheet, validate_dice
+from dicegame.rules.scoring import Box, Scoresheet, validate_dice
 
 from . import tables as T
 from .decisions import Strategy

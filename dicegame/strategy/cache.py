@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dicegame import scoring
+from dicegame.rules import scoring
 
 from . import tables as T
 

@@ -15,7 +15,14 @@ from pathlib import Path
 
 import numpy as np
 
-from dicegame.scoring import PENTA_SCORE, UPPER_BONUS, UPPER_BONUS_THRESHOLD, Box, Scoresheet, validate_dice
+from dicegame.rules.scoring import (
+    PENTA_SCORE,
+    UPPER_BONUS,
+    UPPER_BONUS_THRESHOLD,
+    Box,
+    Scoresheet,
+    validate_dice,
+)
 
 from . import cache, solver
 from . import tables as T

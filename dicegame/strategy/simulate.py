@@ -1,6 +1,6 @@
 """Solo games played by a bot with the server's own provably-fair dice, and their statistics.
 
-Game g of a run uses game id g, turns 1..13 and rolls 1..3 of `dicegame.dice`, so any game can be
+Game g of a run uses game id g, turns 1..13 and rolls 1..3 of `dicegame.rules.dice`, so any game can be
 replayed (and checked) from the run's seed.
 """
 
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dicegame.dice import new_seed, roll_dice
-from dicegame.scoring import Box, Scoresheet
+from dicegame.rules.dice import new_seed, roll_dice
+from dicegame.rules.scoring import Box, Scoresheet
 
 from .bots import Bot
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dicegame.scoring import JOKER_LOWER_BOXES, PENTA_BONUS, UPPER_BONUS, Box
+from dicegame.rules.scoring import JOKER_LOWER_BOXES, PENTA_BONUS, UPPER_BONUS, Box
 
 from . import tables as T
 

@@ -1,6 +1,6 @@
 """Small constant tables about five dice: every roll, every keep, how they connect, what they score.
 
-Everything here is derived from `dicegame.scoring` once, at import (about 0.1 s), so the solver
+Everything here is derived from `dicegame.rules.scoring` once, at import (about 0.1 s), so the solver
 and the per-turn queries never call the pure-Python rules in a hot loop, and cannot disagree with them.
 
 Keeps are multisets of 0 to 5 dice (462 of them); the 252 rolls are exactly the keeps of size 5.
@@ -18,7 +18,7 @@ from math import factorial
 
 import numpy as np
 
-from dicegame.scoring import JOKER_LOWER_BOXES, Box, joker_score, ordinary_score
+from dicegame.rules.scoring import JOKER_LOWER_BOXES, Box, joker_score, ordinary_score
 
 N_BOXES = len(Box)
 PENTA_BIT = 1 << Box.PENTA.value

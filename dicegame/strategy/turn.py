@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dicegame.scoring import JOKER_LOWER_BOXES, Box, Scoresheet, joker_score
+from dicegame.rules.scoring import JOKER_LOWER_BOXES, Box, Scoresheet, joker_score
 
 from . import solver
 from . import tables as T

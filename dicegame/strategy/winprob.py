@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dicegame.scoring import JOKER_LOWER_BOXES, PENTA_BONUS, PENTA_SCORE, UPPER_BONUS, Box, Scoresheet
+from dicegame.rules.scoring import JOKER_LOWER_BOXES, PENTA_BONUS, PENTA_SCORE, UPPER_BONUS, Box, Scoresheet
 
 from . import solver
 from . import tables as T

@@ -1,8 +1,9 @@
 """The daily puzzle's card for the home page: {% load puzzles_tags %}{% daily_puzzle_card %}."""
 
 from django import template
+from django.utils import timezone
 
-from daily.days import today
+from dicegame.rules import days
 from puzzles import services
 from puzzles.models import THEME_LABELS
 
@@ -11,6 +12,6 @@ register = template.Library()
 
 @register.inclusion_tag("puzzles/daily_card.html")
 def daily_puzzle_card():
-    puzzle = services.daily_puzzle(today())
+    puzzle = services.daily_puzzle(days.today(timezone.now()))
     themes = [THEME_LABELS[t] for t in puzzle.themes] if puzzle else []
     return {"puzzle": puzzle, "themes": themes}

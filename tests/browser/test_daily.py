@@ -11,9 +11,9 @@ from playwright.sync_api import Browser, expect
 
 from daily import services
 from daily.models import DailyAttempt, DailySeed
-from dicegame.analysis import optimal_line
 from dicegame.models import Game, Player
 from dicegame.strategy import Strategy
+from dicegame.strategy.analysis import optimal_line
 from tests.browser.test_solo_game import WAIT_MS, choose_box, confirm, roll, roll_button, turn_field
 from tests.factories import PASSWORD, GameFactory, PlayerFactory, UserFactory, befriend
 

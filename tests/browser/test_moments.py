@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from dicegame.models import Game, Turn
-from dicegame.scoring import Scoresheet
+from dicegame.rules.scoring import Scoresheet
 from dicegame.strategy import Strategy
 from tests.factories import PASSWORD, UserFactory
 

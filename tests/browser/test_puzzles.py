@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from dicegame.scoring import Box
+from dicegame.rules.scoring import Box
 from puzzles.models import PuzzleRating
 from tests.browser.test_accessibility import BLOCKING, scan
 from tests.browser.test_layout import DESKTOP, PHONE, new_page

@@ -4,7 +4,7 @@ import time
 
 from django.core.management.base import BaseCommand
 
-from dicegame.scoring import Scoresheet
+from dicegame.rules.scoring import Scoresheet
 from dicegame.strategy import Strategy
 from dicegame.strategy import cache as strategy_cache
 from dicegame.strategy.progress import ProgressBar

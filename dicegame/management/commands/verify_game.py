@@ -2,9 +2,8 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from daily.days import seed_secret_until
-from dicegame import dice
 from dicegame.models import Game
+from dicegame.rules import dice
 
 
 class Command(BaseCommand):
@@ -19,7 +18,7 @@ class Command(BaseCommand):
             raise CommandError(f"There is no game {game_id}.")
         if not game.is_finished:
             raise CommandError(f"Game {game_id} is still in play: its seed is revealed when it is over.")
-        secret_until = seed_secret_until(game)
+        secret_until = game.seed_secret_until
         if secret_until is not None:
             raise CommandError(
                 f"Game {game_id} is the daily challenge of {game.daily_date.isoformat()}: its seed deals "

@@ -33,9 +33,10 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from dicegame.dice import die_value
-from dicegame.scoring import Box, IllegalPlacement, Scoresheet
-from dicegame.strategy import Choice, Strategy
+from dicegame.rules.dice import die_value
+from dicegame.rules.scoring import Box, IllegalPlacement, Scoresheet
+from dicegame.rules.turn import MAX_ROLLS
+from dicegame.strategy.decisions import Choice, Strategy
 
 # Bump when the stored form or the way decisions are measured changes: stored analyses of another
 # version are recomputed. 2: luck per roll, luck/loss/accuracy per seat, optimal play on the seat's dice.
@@ -60,7 +61,6 @@ MISTAKE = "mistake"
 BLUNDER = "blunder"
 LABELS = (BEST, INACCURACY, MISTAKE, BLUNDER)
 THRESHOLDS = ((BEST, 0.01), (INACCURACY, 2.0), (MISTAKE, 6.0))  # then BLUNDER
-MAX_ROLLS = 3
 ALTERNATIVES = 3  # the best choices stored with each decision
 
 

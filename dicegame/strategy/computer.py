@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from dicegame.scoring import Box, Scoresheet
-from dicegame.strategy import Bot, Strategy
-
-MAX_ROLLS = 3
+from dicegame.rules.scoring import Box, Scoresheet
+from dicegame.rules.turn import MAX_ROLLS
+from dicegame.strategy.bots import Bot
+from dicegame.strategy.decisions import Strategy
 
 
 def auto_commit_box(sheet: Scoresheet, dice: tuple[int, ...]) -> Box:

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dicegame.analysis import TurnLog
-from dicegame.dice import roll_dice
-from dicegame.scoring import Scoresheet
-from dicegame.strategy import Bot
+from dicegame.rules.dice import roll_dice
+from dicegame.rules.scoring import Scoresheet
+from dicegame.rules.turn import ROUNDS
+from dicegame.strategy.analysis import TurnLog
+from dicegame.strategy.bots import Bot
 from dicegame.strategy.simulate import held_flags
-
-ROUNDS = 13
 
 
 @dataclass(frozen=True)
