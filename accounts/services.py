@@ -59,7 +59,7 @@ ACCEPTED = gettext_lazy("%(name)s accepted your friend request.")
 def _notify_after_commit(user_id: int, message: str, name: str) -> None:
     """A live notice: `message` (a lazy translation with a %(name)s) is rendered in each language, and
     every page of the recipient shows its own."""
-    from dicegame.live.notices import notice_html, notify_user
+    from dicegame.notices import notice_html, notify_user
 
     def notice() -> str:
         return notice_html(str(message) % {"name": name}, reverse("accounts:friends"), _("Friends"))

@@ -167,7 +167,7 @@ def _histogram(totals: list[int], mine: int) -> SafeString:
 
 def day_result(attempt: DailyAttempt, *, friend_ids: set[int], share_url: str = "") -> DayResult:
     """The results screen of a finished attempt."""
-    from dicegame.review.analysis_store import ReviewError, analysis_for
+    from dicegame.analysis_store import ReviewError, analysis_for
 
     game = attempt.game
     me = Player.objects.get(game=game, seat=0)

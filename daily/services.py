@@ -11,10 +11,12 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from daily.models import DailyAttempt, DailySeed
+from dicegame.actors import Actor
+from dicegame.errors import GameActionError
 from dicegame.models import Game
 from dicegame.rules import days, dice
 from dicegame.rules.days import DAILY_ZONE, day_end  # noqa: F401  (the daily calendar, part of this API)
-from dicegame.services import Actor, GameActionError, _create, game_settle
+from dicegame.services import _create, game_settle
 
 DAYS_AHEAD = 7  # the commitments of today and the next 7 days are always published
 

@@ -15,10 +15,10 @@ from django_htmx.http import HttpResponseClientRedirect
 from accounts.selectors import friend_ids
 from daily import selectors, services
 from dicegame.actors import actor_from_request
+from dicegame.errors import GameActionError
+from dicegame.http import message_response
 from dicegame.review.leaderboards import opted_in_ids
 from dicegame.rules.days import day_end
-from dicegame.services import GameActionError
-from dicegame.views import message_response
 
 DAY_TEMPLATE = "daily/day.html"
 

@@ -1,13 +1,47 @@
-"""Who is making a request: a logged-in user, or a guest known by a random key in their session."""
+"""Who is making a request: a logged-in user, or a guest known by a random key in their session.
+
+Every layer above the stored game asks an `Actor` whether a seat is theirs (`owns`); the views make one
+from the request (`actor_from_request`), the sockets from their scope."""
+
+from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.http import HttpRequest
 from django.utils.translation import gettext as _
 
-from dicegame.services import Actor
+if TYPE_CHECKING:
+    from dicegame.models import Player
 
 GUEST_SESSION_KEY = "penta_guest"
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who is asking: a logged-in user, or a guest known by the key kept in their session."""
+
+    user_id: int | None = None
+    guest_key: str = ""
+    name: str = ""
+
+    def owns(self, player: Player) -> bool:
+        if player.is_bot:
+            return False
+        if self.user_id is not None and player.user_id == self.user_id:
+            return True
+        if self.guest_key and player.user_id is None and player.guest_key == self.guest_key:
+            return True
+        # Local games (pass and play): the creator's device acts for every person's seat, whichever is
+        # current, so the turn flow's who-may-act checks hold unchanged (dicegame.local).
+        if self.user_id is not None and player.controller_id == self.user_id:
+            return True
+        return (
+            bool(self.guest_key)
+            and player.controller_id is None
+            and player.controller_guest_key == self.guest_key
+        )
 
 
 def actor_from_request(request: HttpRequest, *, create_guest: bool = False) -> Actor:

@@ -20,6 +20,7 @@ from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
 
 from dicegame import hint_words, moments
+from dicegame.actors import Actor
 from dicegame.labels import box_label
 from dicegame.models import Game, Player, Turn
 from dicegame.rules.scoring import (
@@ -31,7 +32,7 @@ from dicegame.rules.scoring import (
     Scoresheet,
 )
 from dicegame.rules.turn import MAX_ROLLS
-from dicegame.services import Actor, turn_auto_commit_remaining
+from dicegame.services import turn_auto_commit_remaining
 from dicegame.strategy import Strategy
 
 # The regions of the game screen (partials of dicegame/game.html, named after their DOM ids) a small

@@ -4,7 +4,7 @@ seats, and afterwards a column linked to a friend's account on their say-so.
 The people's seats have no user: their `controller` (or `controller_guest_key` for a guest) is the
 creator, so `Actor.owns` lets the creator's device act for whichever person's seat is current, and the
 turn flow in `dicegame.services` (rules, auto-commit, dice commitment, the computer's paced moves) runs
-unchanged. Local games never count for leaderboards (`dicegame.review.records.counted_seats`).
+unchanged. Local games never count for leaderboards (`dicegame.records.counted_seats`).
 """
 
 from __future__ import annotations
@@ -18,9 +18,11 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from dicegame.actors import Actor
+from dicegame.errors import GameActionError, GameNotFound
+from dicegame.labels import bot_name
 from dicegame.models import Game, Player, SeatLink, Turn
 from dicegame.rules import dice
-from dicegame.services import Actor, GameActionError, GameNotFound, bot_name
 from dicegame.strategy import STRENGTHS
 
 MIN_PEOPLE = 2
@@ -170,7 +172,7 @@ def seat_link_request(*, user: AbstractBaseUser, game_id: int, seat: int, userna
 
 def _notify_after_commit(user_id: int, from_name: str) -> None:
     """A live notice on any page the friend has open, in that page's language."""
-    from dicegame.live.notices import notice_html, notify_user
+    from dicegame.notices import notice_html, notify_user
 
     def notice() -> str:
         return notice_html(

@@ -18,9 +18,10 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from dicegame import local
 from dicegame.actors import actor_from_request
+from dicegame.errors import GameActionError
+from dicegame.http import int_field, message_response
 from dicegame.local import MAX_SEATS, NAME_MAX_LENGTH, SeatSpec
-from dicegame.services import GameActionError
-from dicegame.views import STRENGTH_CHOICES, int_field, message_response
+from dicegame.views import STRENGTH_CHOICES
 
 NEW_TEMPLATE = "dicegame/local_new.html"
 LINK_TEMPLATE = "dicegame/local_link.html"

@@ -10,7 +10,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from dicegame.labels import box_label
+from dicegame.labels import bot_name, box_label
 from dicegame.rules import days
 from dicegame.rules.scoring import Scoresheet
 
@@ -177,8 +177,6 @@ class Player(models.Model):
         viewer's language (the stored `name` is in the language the game was created in)."""
         if not self.bot_strength:
             return self.name
-        from dicegame.services import bot_name
-
         # A lone computer opponent is "Computer (hard)", several are numbered by seat: the stored name
         # says which (no extra query for the game's other seats).
         numbered = any(ch.isdigit() for ch in self.name)

@@ -12,7 +12,7 @@ from django.db.models import Max
 from django.utils.translation import gettext as _
 
 from dicegame.models import Game, Player
-from dicegame.review.records import counted_seats
+from dicegame.records import counted_seats
 from dicegame.rules.scoring import PENTA_BONUS, PENTA_SCORE, UPPER_BONUS, Box
 
 

@@ -17,14 +17,14 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.selectors import friend_ids
 from accounts.services import profile_set_leaderboard_opt_in
-from dicegame import selectors
+from dicegame import analysis_store, records, selectors
 from dicegame.actors import actor_from_request
+from dicegame.http import message_response
 from dicegame.models import Game
-from dicegame.review import analysis_store, exports, leaderboards, records, replay
+from dicegame.review import exports, leaderboards, replay
 from dicegame.review import stats as statistics
 from dicegame.review.cache import cached
 from dicegame.strategy import analysis as A
-from dicegame.views import message_response
 
 REVIEW_TEMPLATE = "dicegame/review.html"
 

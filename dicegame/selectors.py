@@ -15,9 +15,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from dicegame.actors import Actor
 from dicegame.models import Game, Player, Turn
-from dicegame.review.records import STAND_IN_TURN_LIMIT, seat_left, stand_in_turns
-from dicegame.services import Actor
+from dicegame.records import STAND_IN_TURN_LIMIT, seat_left, stand_in_turns
 
 
 def _seat_filter(actor: Actor, prefix: str = "") -> Q:

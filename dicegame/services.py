@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
 
@@ -20,10 +19,12 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from dicegame.labels import box_label
+from dicegame.actors import Actor
+from dicegame.analysis_store import analyse_pending  # it imports nothing of services back
+from dicegame.errors import GameActionError, GameNotFound
+from dicegame.labels import bot_name, box_label
 from dicegame.models import Game, Player, Turn
 from dicegame.prepared import PreparedSelect, PreparedUpdateReturning, save_fields
-from dicegame.review.analysis_store import analyse_pending  # it imports nothing of services back
 from dicegame.rules import dice
 from dicegame.rules.days import day_end
 from dicegame.rules.scoring import Box, Scoresheet
@@ -35,48 +36,6 @@ from ratings.services import game_rate  # it imports nothing of services back
 logger = logging.getLogger(__name__)
 
 MAX_ROLLS = 3
-
-
-@dataclass(frozen=True)
-class Actor:
-    """Who is asking: a logged-in user, or a guest known by the key kept in their session."""
-
-    user_id: int | None = None
-    guest_key: str = ""
-    name: str = ""
-
-    def owns(self, player: Player) -> bool:
-        if player.is_bot:
-            return False
-        if self.user_id is not None and player.user_id == self.user_id:
-            return True
-        if self.guest_key and player.user_id is None and player.guest_key == self.guest_key:
-            return True
-        # Local games (pass and play): the creator's device acts for every person's seat, whichever is
-        # current, so the turn flow's who-may-act checks hold unchanged (dicegame.local).
-        if self.user_id is not None and player.controller_id == self.user_id:
-            return True
-        return (
-            bool(self.guest_key)
-            and player.controller_id is None
-            and player.controller_guest_key == self.guest_key
-        )
-
-
-class GameActionError(Exception):
-    """A refused action. `status` is the HTTP status the views answer with; the game is unchanged."""
-
-    status = 409
-
-    def __init__(self, message: str, *, status: int | None = None):
-        super().__init__(message)
-        self.message = message
-        if status is not None:
-            self.status = status
-
-
-class GameNotFound(GameActionError):
-    status = 404
 
 
 # -- creating games ----------------------------------------------------------------------------------
@@ -107,13 +66,6 @@ def _create(actor: Actor, kind: str, bots: list[str], *, seed: str | None = None
         )
     Turn.objects.create(game=game, player=human, number=1, round=1, held=[False] * 5)
     return game
-
-
-def bot_name(strength: str, seat: int, count: int) -> str:
-    label = {"easy": _("easy"), "medium": _("medium"), "hard": _("hard")}[strength]
-    if count == 1:
-        return _("Computer (%(strength)s)") % {"strength": label}
-    return _("Computer %(n)d (%(strength)s)") % {"n": seat, "strength": label}
 
 
 @transaction.atomic

@@ -7,9 +7,7 @@ without JavaScript. A refused action answers 4xx with its message in the page's 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from urllib.parse import urlencode
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -22,11 +20,12 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from dicegame import board as boards
 from dicegame import local, moments, selectors, services
-from dicegame.actors import actor_from_request
+from dicegame.actors import Actor, actor_from_request
+from dicegame.errors import GameActionError
+from dicegame.http import game_url, int_field, message_response
 from dicegame.labels import box_label
 from dicegame.models import Game
 from dicegame.rules.scoring import Box
-from dicegame.services import Actor, GameActionError
 from winprob.chances import page_bar
 
 GAME_TEMPLATE = "dicegame/game.html"
@@ -74,12 +73,6 @@ def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     selectors.game_for_viewer(game_id=game_id, actor=actor, token=token)
     services.game_settle(game_id=game_id)
     return _render_game(request, game_id, actor, token=token)
-
-
-def game_url(game_id: int, token: str = "") -> str:
-    """The game page's address; with the invitation link's token for a viewer who came with it."""
-    url = reverse("dicegame:game", args=[game_id])
-    return f"{url}?{urlencode({'t': token})}" if token else url
 
 
 ALL_REGIONS = frozenset()  # empty: every region
@@ -149,25 +142,6 @@ def _render_cancelled(
     return TemplateResponse(request, "dicegame/cancelled.html", {"game": game, "error": error}, status=status)
 
 
-INT_FIELD_RE = re.compile(r"-?[0-9]{1,10}")
-INT_FIELD_LIMIT = 2**31 - 1  # far beyond any turn, roll, seat count or timer; within every integer column
-
-
-def int_field(request: HttpRequest, name: str, default: int | None = None) -> int:
-    """A whole number from the posted form, or a 400 refusal that says which field was wrong. Only ASCII
-    digits, within +-(2**31-1): a number beyond 64 bits would reach the database (a 500)."""
-    raw = request.POST.get(name, "")
-    if raw == "" and default is not None:
-        return default
-    if INT_FIELD_RE.fullmatch(raw) and abs(number := int(raw)) <= INT_FIELD_LIMIT:
-        return number
-    raise GameActionError(
-        _("The request was malformed (%(field)s is missing or not a number): reload the page.")
-        % {"field": name},
-        status=400,
-    )
-
-
 def _perform(
     request: HttpRequest,
     game_id: int,
@@ -192,12 +166,6 @@ def _refusal(request: HttpRequest, game_id: int, actor: Actor, exc: GameActionEr
         # Not a game the actor may see (or none, or one they were removed from): say why, without
         # showing anything of it.
         return message_response(request, exc.message, status=exc.status)
-
-
-def message_response(request: HttpRequest, message: str, *, status: int) -> HttpResponse:
-    """A refusal outside any game screen: the message area alone for htmx, else a small page."""
-    template = "dicegame/message.html#messages" if request.htmx else "dicegame/message.html"
-    return TemplateResponse(request, template, {"error": message, "oob": True}, status=status)
 
 
 @require_POST

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils.translation import gettext as _
 
-from dicegame.services import Actor
+from dicegame.actors import Actor
 from feedback.models import Report
 
 PAGE_MAX_LENGTH = 300

@@ -8,6 +8,8 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 from django_htmx.middleware import HtmxDetails
 
+from dicegame.http import message_response
+
 HEALTHZ_PATH = "/healthz/"
 
 
@@ -49,8 +51,6 @@ class RejectNulMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if _has_nul(request):
-            from dicegame.views import message_response
-
             if not hasattr(request, "htmx"):
                 request.htmx = HtmxDetails(request)
             message = _(

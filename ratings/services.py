@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from dicegame.models import Game, Player, Turn
-from dicegame.review.records import STAND_IN_TURN_LIMIT, seat_left
+from dicegame.records import STAND_IN_TURN_LIMIT, seat_left
 from dicegame.rules import glicko2
 from ratings.models import PROVISIONAL_RD, PlayerRating, RatingChange
 

@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
-from dicegame.actors import GUEST_SESSION_KEY
-from dicegame.services import Actor
+from dicegame.actors import GUEST_SESSION_KEY, Actor
 from tests.factories import PASSWORD, UserFactory, befriend
 from tests.live_server import make_application, use_test_database
 from tests.strategy_fixtures import strategy  # noqa: F401  (a session fixture: the solved table)

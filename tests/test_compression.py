@@ -22,8 +22,8 @@ from django.db import connection
 from django.test import override_settings
 
 from dicegame import services
+from dicegame.actors import Actor
 from dicegame.live import rooms
-from dicegame.services import Actor
 from penta.server import CLIENT_WINDOW_BITS, WINDOW_BITS, LeanPerMessageDeflate, accept_deflate
 from tests.factories import UserFactory, session_cookie
 

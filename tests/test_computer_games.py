@@ -7,10 +7,12 @@ import pytest
 from django.utils import timezone
 
 from dicegame import services
-from dicegame.board import _keep_label, game_board, game_hints
+from dicegame.actors import Actor
+from dicegame.board import game_board, game_hints
+from dicegame.errors import GameActionError
+from dicegame.labels import keep_label as _keep_label
 from dicegame.models import Game, Player, Turn
 from dicegame.rules.scoring import Box, Scoresheet
-from dicegame.services import Actor, GameActionError
 from dicegame.strategy import Bot, Strategy, computer
 from tests.factories import GameFactory, PlayerFactory
 from tests.test_services import current, roll, snapshot

@@ -9,8 +9,8 @@ import pytest
 from django.db import connection
 
 from dicegame import services
+from dicegame.errors import GameActionError
 from dicegame.models import Turn
-from dicegame.services import GameActionError
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -17,9 +17,10 @@ from accounts.models import Profile
 from daily import selectors, services
 from daily.models import DailyAttempt, DailySeed
 from dicegame import services as game_services
+from dicegame.actors import Actor
+from dicegame.errors import GameActionError
 from dicegame.models import Game, Player, Turn
 from dicegame.rules import dice
-from dicegame.services import Actor, GameActionError
 from dicegame.strategy import Strategy, computer
 from dicegame.strategy.analysis import optimal_line
 from tests.factories import GameFactory, PlayerFactory, UserFactory, actor, befriend, client_for

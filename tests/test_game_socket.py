@@ -9,9 +9,9 @@ from channels.testing import WebsocketCommunicator
 
 from accounts.models import Friendship
 from dicegame import services
+from dicegame.actors import Actor
 from dicegame.live import rooms
 from dicegame.models import Turn
-from dicegame.services import Actor
 from penta.asgi import application
 from tests import factories
 from tests.factories import UserFactory

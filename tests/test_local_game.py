@@ -7,12 +7,13 @@ from django.urls import reverse
 
 from accounts.services import guest_games_claim
 from dicegame import local, selectors, services
+from dicegame.actors import Actor
 from dicegame.board import game_board
+from dicegame.errors import GameActionError, GameNotFound
 from dicegame.local import SeatSpec
 from dicegame.models import Game, Player, SeatLink
 from dicegame.review.leaderboards import leaderboards
 from dicegame.review.stats import player_stats
-from dicegame.services import Actor, GameActionError, GameNotFound
 from dicegame.strategy import computer
 from tests.factories import PASSWORD, UserFactory, befriend
 from tests.test_services import current, snapshot
@@ -407,7 +408,7 @@ def test_the_friend_gets_a_live_notice_of_the_offered_column(
     from asgiref.sync import async_to_sync, sync_to_async
     from channels.layers import get_channel_layer
 
-    from dicegame.live.notices import user_group
+    from dicegame.notices import user_group
 
     friend = UserFactory(username="bennie")
     befriend(user, friend)

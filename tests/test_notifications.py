@@ -16,7 +16,7 @@ from accounts import services
 from accounts.models import Profile
 from dicegame.live import presence
 from dicegame.live.models import ServerProcess
-from dicegame.live.notices import notice_html, notify_user
+from dicegame.notices import notice_html, notify_user
 from penta.asgi import application
 from tests import factories
 from tests.factories import UserFactory

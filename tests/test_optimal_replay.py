@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from dicegame import analysis_store
 from dicegame.models import GameAnalysis
-from dicegame.review import analysis_store
 from dicegame.rules.dice import roll_dice
 from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.strategy import Strategy

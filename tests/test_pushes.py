@@ -13,9 +13,9 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from dicegame import services
+from dicegame.actors import Actor
 from dicegame.live import presence, rooms
 from dicegame.models import Turn
-from dicegame.services import Actor
 from penta.asgi import application
 from tests.factories import UserFactory, befriend, session_cookie
 

@@ -10,9 +10,9 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from dicegame import analysis_store
 from dicegame import services as game_services
 from dicegame.models import Game, Turn
-from dicegame.review import analysis_store
 from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.strategy import Bot, Strategy
 from puzzles import positions as P

@@ -12,11 +12,11 @@ import pytest
 from django.utils import timezone
 
 from dicegame import services
+from dicegame.errors import GameActionError
 from dicegame.live import rooms
 from dicegame.models import Game, Turn
-from dicegame.review.records import STAND_IN_TURN_LIMIT
+from dicegame.records import STAND_IN_TURN_LIMIT
 from dicegame.rules import glicko2
-from dicegame.services import GameActionError
 from dicegame.strategy.computer import auto_commit_box
 from ratings.models import PlayerRating, RatingChange
 from ratings.services import game_rate

@@ -13,11 +13,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from dicegame import selectors, services
+from dicegame import records, selectors, services
 from dicegame.live import rooms
 from dicegame.models import Game, Player, Turn
 from dicegame.review import leaderboards as boards_module
-from dicegame.review import records
 from dicegame.review import stats as statistics
 from dicegame.rules.scoring import Box
 from tests.conftest import forget_cached

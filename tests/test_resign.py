@@ -7,10 +7,11 @@ from django.test import Client
 from django.utils import timezone
 
 from dicegame import services
+from dicegame.actors import Actor
+from dicegame.errors import GameActionError, GameNotFound
 from dicegame.live import rooms
 from dicegame.models import Game, Player, Turn
 from dicegame.rules.scoring import Box
-from dicegame.services import Actor, GameActionError, GameNotFound
 from tests.factories import UserFactory
 from tests.test_rooms import actor, client_for, started_two_player_game
 from tests.test_services import place, roll, snapshot

@@ -12,9 +12,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from dicegame import services
+from dicegame import analysis_store, services
 from dicegame.models import Game, GameAnalysis, Player, Turn
-from dicegame.review import analysis_store, replay
+from dicegame.review import replay
 from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.strategy import analysis as A
 from dicegame.strategy import computer
@@ -126,7 +126,7 @@ def test_an_older_analysis_version_is_recomputed(vs_hard):
 
 def test_two_first_views_store_one_analysis(vs_hard):
     data = analysis_store.compute_analysis(
-        vs_hard, list(vs_hard.players.all()), analysis_store._completed_turns([vs_hard.pk])[vs_hard.pk]
+        vs_hard, list(vs_hard.players.all()), analysis_store.completed_turns([vs_hard.pk])[vs_hard.pk]
     )
     a = analysis_store._store(vs_hard, data)
     b = analysis_store._store(vs_hard, data)  # the second one finds the first's row

@@ -4,9 +4,9 @@ import pytest
 
 from accounts.selectors import game_invitations_pending
 from dicegame import selectors, services
+from dicegame.errors import GameActionError, GameNotFound
 from dicegame.live import rooms
 from dicegame.models import Game, Invitation
-from dicegame.services import GameActionError, GameNotFound
 from tests.factories import UserFactory, actor, befriend, client_for
 from tests.test_services import snapshot
 
@@ -27,11 +27,11 @@ def room_snapshot(game_id: int) -> tuple:
 @pytest.fixture
 def notices(monkeypatch):
     """The live notices sent (user id, html in the default language), instead of sending them."""
-    from dicegame.live.notices import _event
+    from dicegame.notices import _event
 
     sent = []
     monkeypatch.setattr(
-        "dicegame.live.notices.notify_user",
+        "dicegame.notices.notify_user",
         lambda user_id, notice: sent.append((user_id, _event(notice)["html"])),
     )
     return sent

@@ -7,9 +7,10 @@ from django.test import Client
 from django.utils import timezone
 
 from dicegame import services
+from dicegame.actors import Actor
+from dicegame.errors import GameActionError, GameNotFound
 from dicegame.live import presence, rooms
 from dicegame.models import Game, Invitation, Turn
-from dicegame.services import Actor, GameActionError, GameNotFound
 from tests.factories import UserFactory, actor, befriend, client_for
 from tests.test_services import current, snapshot
 

@@ -6,10 +6,11 @@ import pytest
 from django.utils import timezone
 
 from dicegame import services
+from dicegame.actors import Actor
+from dicegame.errors import GameActionError, GameNotFound
 from dicegame.models import Game, Player, Turn
 from dicegame.rules import dice
 from dicegame.rules.scoring import Box, Scoresheet
-from dicegame.services import Actor, GameActionError, GameNotFound
 from dicegame.strategy import computer
 from tests.factories import PlayerFactory, TurnFactory, UserFactory
 

@@ -20,9 +20,9 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts.models import Friendship
+from dicegame.actors import Actor
 from dicegame.live import rooms
 from dicegame.models import Player, Turn
-from dicegame.services import Actor
 from tests.conftest import require_redis
 from tests.factories import UserFactory, session_cookie
 

@@ -13,8 +13,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from dicegame import selectors
 from dicegame.actors import actor_from_request
+from dicegame.http import game_url, message_response
 from dicegame.models import Game, Player, Turn
-from dicegame.views import game_url, message_response
 
 from . import chances as wp
 from .models import WinBarChoice

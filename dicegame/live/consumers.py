@@ -28,12 +28,12 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from dicegame import selectors, services
-from dicegame.actors import GUEST_SESSION_KEY
+from dicegame.actors import GUEST_SESSION_KEY, Actor
 from dicegame.board import board_state, viewer_seat
+from dicegame.errors import GameActionError
 from dicegame.live import limits, presence, protocol, pushes, rooms
-from dicegame.live.notices import NOTICE_TEMPLATE, event_html, user_group
 from dicegame.models import Game
-from dicegame.services import Actor, GameActionError
+from dicegame.notices import NOTICE_TEMPLATE, event_html, user_group
 from winprob import live as winprob_live
 
 CLOSE_LOGIN_REQUIRED = 4401

@@ -34,9 +34,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import Profile
+from dicegame.actors import Actor
 from dicegame.live.models import Connection, ServerProcess
 from dicegame.models import Game, Player
-from dicegame.services import Actor, _bump, _current_turn
+from dicegame.services import _bump, _current_turn
 
 logger = logging.getLogger(__name__)
 

@@ -14,19 +14,18 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.selectors import are_friends
+from dicegame.actors import Actor
+from dicegame.errors import GameActionError, GameNotFound
+from dicegame.labels import bot_name
 from dicegame.models import Game, Invitation, Player
 from dicegame.rules import dice
 from dicegame.services import (
-    Actor,
-    GameActionError,
-    GameNotFound,
     _bump,
     _check_active,
     _current_turn,
     _locked_for_actor,
     _locked_game,
     _start_turn,
-    bot_name,
 )
 from dicegame.strategy import STRENGTHS
 
@@ -143,7 +142,7 @@ def room_invite(*, game_id: int, actor: Actor, username: str) -> Invitation:
 
 
 def _notify_invitation(invitation: Invitation) -> None:
-    from dicegame.live.notices import notice_html, notify_user
+    from dicegame.notices import notice_html, notify_user
 
     def notice() -> str:
         name = {"name": invitation.from_user.username}
@@ -244,7 +243,7 @@ def room_cancel(*, game_id: int, actor: Actor) -> Game:
 
 
 def _notify_cancelled(user_id: int, game_id: int, host: str) -> None:
-    from dicegame.live.notices import notice_html, notify_user
+    from dicegame.notices import notice_html, notify_user
 
     notify_user(
         user_id,
@@ -295,7 +294,7 @@ def room_remove_seat(*, game_id: int, actor: Actor, seat: int) -> None:
 
 
 def _notify_removed(user_id: int, game_id: int, host: str) -> None:
-    from dicegame.live.notices import notice_html, notify_user
+    from dicegame.notices import notice_html, notify_user
 
     notify_user(
         user_id,

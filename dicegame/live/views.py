@@ -15,10 +15,11 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from dicegame.actors import actor_from_request
+from dicegame.errors import GameActionError
+from dicegame.http import game_url, int_field, message_response
 from dicegame.live import rooms
 from dicegame.models import Game
-from dicegame.services import GameActionError
-from dicegame.views import _game_action, game_url, int_field, message_response
+from dicegame.views import _game_action
 
 
 def _to_game(request: HttpRequest, game_id: int) -> HttpResponse:

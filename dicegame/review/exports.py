@@ -12,15 +12,15 @@ from django.utils import translation
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from dicegame.analysis_store import ReviewError, analysis_for, completed_turns
 from dicegame.models import Game, Player
-from dicegame.review.analysis_store import ReviewError, _completed_turns, analysis_for
-from dicegame.review.records import STAND_IN_TURN_LIMIT, seat_left, stand_in_turns
+from dicegame.records import STAND_IN_TURN_LIMIT, seat_left, stand_in_turns
 from dicegame.rules.days import day_end
 from dicegame.rules.scoring import Box
 from dicegame.strategy import analysis as A
 
 if TYPE_CHECKING:  # only a type here: importing services would make review and services import each other
-    from dicegame.services import Actor
+    from dicegame.actors import Actor
 
 
 def game_export(*, game: Game) -> dict:
@@ -29,7 +29,7 @@ def game_export(*, game: Game) -> dict:
         raise ReviewError(_("This game is not finished yet: its dice seed is still secret."))
     stored = analysis_for(game)
     players = list(game.players.all())
-    turns = _completed_turns([game.pk]).get(game.pk, [])
+    turns = completed_turns([game.pk]).get(game.pk, [])
     # Seats are numbered from 1, as people read them (and as the CSV export numbers them).
     seat_of = {p.pk: p.seat + 1 for p in players}
     # A daily challenge's seed deals everyone's dice of the day: until the day ends the export names the

@@ -11,8 +11,8 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from dicegame.models import Game, Player
+from dicegame.records import counted_seats
 from dicegame.review.cache import cached
-from dicegame.review.records import counted_seats
 from dicegame.review.stats import game_accuracy
 from dicegame.strategy import analysis as A
 from ratings.selectors import rating_board_values

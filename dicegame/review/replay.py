@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy
 from dicegame import charts
 from dicegame.labels import box_label
 from dicegame.models import Game, GameAnalysis, Player
-from dicegame.review.records import STAND_IN_TURN_LIMIT
+from dicegame.records import STAND_IN_TURN_LIMIT
 from dicegame.rules.scoring import UPPER_BONUS, UPPER_BONUS_THRESHOLD, Box, Scoresheet
 from dicegame.strategy import analysis as A
 

@@ -22,11 +22,11 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from dicegame import charts
+from dicegame.analysis_store import analyse_pending
 from dicegame.labels import box_label
 from dicegame.models import Game, Player, Turn
-from dicegame.review.analysis_store import analyse_pending
+from dicegame.records import AT_TABLE, STAND_IN_TURN_LIMIT, counted_seats, stand_in_turns
 from dicegame.review.cache import cached
-from dicegame.review.records import AT_TABLE, STAND_IN_TURN_LIMIT, counted_seats, stand_in_turns
 from dicegame.review.replay import label_name
 from dicegame.rules.scoring import UPPER_BONUS_THRESHOLD, UPPER_BOXES, Box
 from dicegame.strategy import analysis as A
@@ -309,7 +309,7 @@ def _player_stats(seats) -> PlayerStats:
 
 def bot_accuracy() -> list[dict]:
     """The computer players' typical accuracy, for the statistics page."""
-    labels = {"easy": _("easy"), "medium": _("medium"), "hard": _("hard")}  # as services.bot_name says
+    labels = {"easy": _("easy"), "medium": _("medium"), "hard": _("hard")}  # as labels.bot_name says
     return [
         {
             "strength": k,

@@ -16,9 +16,9 @@ from django.utils import timezone
 from playwright.sync_api import Browser, Page, Route, expect
 from playwright.sync_api import Error as PlaywrightError
 
+from dicegame.actors import Actor
 from dicegame.live import rooms
 from dicegame.models import Game, Turn
-from dicegame.services import Actor
 from tests.factories import PASSWORD, UserFactory, befriend
 from tests.test_review import make_game
 

@@ -8,9 +8,9 @@ import re
 import pytest
 from playwright.sync_api import Browser, expect
 
+from dicegame.actors import Actor
 from dicegame.live import rooms
 from dicegame.models import Player
-from dicegame.services import Actor
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -1,8 +1,7 @@
 """The stored analysis of a finished game (`GameAnalysis`): computed once, read by the review, the
-statistics and the export. The analysis itself is `dicegame.strategy.analysis` (pure).
-
-Nothing here imports `dicegame.services`: the finishing service calls `analyse_pending` directly.
-"""
+statistics, the export, the daily and the puzzles. The analysis itself is `dicegame.strategy.analysis`
+(pure). A game is analysed once it is finished (the review subscribes to finished games); whatever
+asks first computes what is missing."""
 
 from __future__ import annotations
 
@@ -48,7 +47,7 @@ _TURN_FIELDS = ("game_id", "player_id", "number", "round", "rolls", "box", "poin
 _TURN_FLAGS = ("auto_committed", "stand_in")
 
 
-def _completed_turns(game_ids: Iterable[int]) -> dict[int, list[dict]]:
+def completed_turns(game_ids: Iterable[int]) -> dict[int, list[dict]]:
     by_game: dict[int, list[dict]] = {}
     rows = (
         Turn.objects.filter(game_id__in=list(game_ids), completed_at__isnull=False)
@@ -92,7 +91,7 @@ def analysis_for(game: Game) -> GameAnalysis:
     if stored is not None and stored.version == A.ANALYSIS_VERSION:
         return stored
     players = list(game.players.all())
-    turns = _completed_turns([game.pk]).get(game.pk, [])
+    turns = completed_turns([game.pk]).get(game.pk, [])
     try:
         data = compute_analysis(game, players, turns)
     except A.AnalysisError as exc:
@@ -113,7 +112,7 @@ def analyse_pending(game_ids: list[int]) -> int:
         .exclude(analysis__version=A.ANALYSIS_VERSION)
         .prefetch_related("players")
     )
-    turns = _completed_turns(g.pk for g in games)
+    turns = completed_turns(g.pk for g in games)
     fresh, stale = [], []
     stale_ids = set(
         GameAnalysis.objects.filter(game__in=games).values_list("game_id", flat=True)
