@@ -48,9 +48,11 @@ test: install messages
 test-fast: install
 	$(BIN)/pytest -m "not browser" -x -q $(PYTEST_ARGS)
 
+# The layers and the apps' independence (pyproject.toml, [tool.importlinter]) are checked with the style.
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 format: install
 	$(BIN)/ruff format .

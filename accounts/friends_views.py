@@ -24,6 +24,8 @@ from django_htmx.http import HttpResponseClientRedirect
 from accounts import selectors, services
 from accounts.models import FriendRequest
 from accounts.services import FriendError
+from dicegame.play import lobby
+from live import presence
 
 FRIENDS_TEMPLATE = "accounts/friends.html"
 
@@ -49,7 +51,7 @@ def _panel_context(request: HttpRequest) -> dict:
     user_id = request.user.pk
     q = _query(request)
     friends = list(selectors.friends_of(user_id=user_id))
-    online = selectors.online_user_ids([f.pk for f in friends])
+    online = presence.online_user_ids([f.pk for f in friends])
     incoming = list(selectors.friend_requests_incoming(user_id))
     outgoing = list(selectors.friend_requests_outgoing(user_id))
     friend_ids = {f.pk for f in friends}
@@ -72,7 +74,7 @@ def _panel_context(request: HttpRequest) -> dict:
         "friends": [{"user": f, "online": f.pk in online} for f in friends],
         "incoming": incoming,
         "outgoing": outgoing,
-        "invitations": list(selectors.game_invitations_pending(user_id)),
+        "invitations": list(lobby.game_invitations_pending(user_id)),
     }
 
 

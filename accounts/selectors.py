@@ -1,13 +1,10 @@
-"""Reads about people: who is whose friend, who asked whom, who is online."""
-
-from collections.abc import Iterable
+"""Reads about people: who is whose friend, who asked whom, who shows on the site-wide boards. (Who is
+online is presence's: `live.presence.online_user_ids`.)"""
 
 from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
 
-from accounts.models import FriendRequest, Friendship
-from dicegame.live import presence
-from dicegame.models import Game, Invitation
+from accounts.models import FriendRequest, Friendship, Profile
 
 
 def friend_ids(*, user_id: int) -> set[int]:
@@ -65,17 +62,6 @@ def players_search(query: str, *, exclude_user_id: int | None) -> QuerySet:
     return found.order_by("username")[:PLAYERS_SEARCH_LIMIT]
 
 
-def online_user_ids(user_ids: Iterable[int]) -> set[int]:
-    """Those of ``user_ids`` with an open socket (see dicegame.live.presence)."""
-    return presence.online_user_ids(user_ids)
-
-
-def game_invitations_pending(user_id: int) -> QuerySet:
-    """Game invitations waiting for the user's answer, until the game starts; newest first."""
-    return (
-        Invitation.objects.filter(
-            to_user_id=user_id, status=Invitation.Status.PENDING, game__status=Game.Status.OPEN
-        )
-        .select_related("game", "from_user")
-        .order_by("-created_at", "-pk")
-    )
+def opted_in_ids():
+    """The people shown on the site-wide leaderboards (they said so): a subquery of user ids."""
+    return Profile.objects.filter(leaderboard_opt_in=True).values("user_id")

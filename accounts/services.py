@@ -1,4 +1,4 @@
-"""Account writes: a guest's games move into the account they sign up for or log in to; friends."""
+"""Account writes: friends (requests, answers, removal) and a person's settings."""
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
@@ -8,27 +8,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from accounts.models import FriendRequest, Friendship
-from dicegame.models import Player
-
-
-@transaction.atomic
-def guest_games_claim(*, user: AbstractBaseUser, guest_key: str) -> int:
-    """Give the guest's seats to the user; returns how many seats moved."""
-    if not guest_key:
-        return 0
-    from dicegame.local import local_games_claim
-
-    # The local games the guest created move too (the people's seats keep their typed names).
-    local_games_claim(user=user, guest_key=guest_key)
-    # The daily challenge's attempts too; one becomes ranked only if the account has none that day.
-    from daily.services import claim_guest_attempts
-
-    claim_guest_attempts(user=user, guest_key=guest_key)
-    return Player.objects.filter(guest_key=guest_key, user__isnull=True, bot_strength="").update(
-        user=user, guest_key="", name=user.get_username()
-    )
-
+from accounts.models import FriendRequest, Friendship, Profile
+from dicegame import notices
 
 # -- friends -------------------------------------------------------------------------------------------
 
@@ -59,12 +40,11 @@ ACCEPTED = gettext_lazy("%(name)s accepted your friend request.")
 def _notify_after_commit(user_id: int, message: str, name: str) -> None:
     """A live notice: `message` (a lazy translation with a %(name)s) is rendered in each language, and
     every page of the recipient shows its own."""
-    from dicegame.notices import notice_html, notify_user
 
     def notice() -> str:
-        return notice_html(str(message) % {"name": name}, reverse("accounts:friends"), _("Friends"))
+        return notices.notice_html(str(message) % {"name": name}, reverse("accounts:friends"), _("Friends"))
 
-    transaction.on_commit(lambda: notify_user(user_id, notice))
+    transaction.on_commit(lambda: notices.notify_user(user_id, notice))
 
 
 @transaction.atomic
@@ -170,8 +150,6 @@ def friend_remove(*, user: AbstractBaseUser, friend_id: int) -> AbstractBaseUser
 def profile_set_leaderboard_opt_in(*, user: AbstractBaseUser, on: bool) -> bool:
     """Show (or hide) the user on the site-wide leaderboard; their statistics page then becomes
     visible to everyone (or only to them and their friends again). Returns the new setting."""
-    from accounts.models import Profile
-
     profile, _created = Profile.objects.get_or_create(user=user)
     if profile.leaderboard_opt_in != on:
         profile.leaderboard_opt_in = on

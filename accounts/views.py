@@ -11,8 +11,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from accounts.forms import SignupForm
-from accounts.services import guest_games_claim
 from dicegame.actors import GUEST_SESSION_KEY
+from dicegame.play.games import guest_games_claim
 
 
 def _log_in_keeping_guest_games(request: HttpRequest, user) -> None:

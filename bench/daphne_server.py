@@ -25,7 +25,7 @@ def default_server_module() -> str:
     the project has it; else daphne itself."""
     for module, path in (
         ("penta.server", "penta/server.py"),
-        ("dicegame.live.server", "dicegame/live/server.py"),
+        ("live.server", "live/server.py"),
     ):
         if (ROOT / path).exists():
             return module

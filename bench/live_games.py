@@ -281,7 +281,7 @@ def make_players(count: int) -> list[tuple[int, str, str]]:
 def make_games(players: list[tuple[int, str, str]], k: int) -> list[tuple[int, tuple, tuple]]:
     """K started two-player games (no turn timer) between players 2i and 2i+1: (game id, A, B)."""
     from dicegame.actors import Actor
-    from dicegame.live.rooms import room_create, room_join_by_link, room_start
+    from dicegame.play.rooms import room_create, room_join_by_link, room_start
 
     games = []
     for i in range(k):

@@ -16,7 +16,7 @@ not possible; the decisions-only pass is the same loop, so the comparison is the
 Calibration (`--calibrate N`): N solo games of each computer strength on the dice seed
 simulate.seed_from_number(2026), each analysed; prints per strength the accuracy's median, mean and
 quartiles, the loss per turn, the mean luck and the mean total. The figures shown on the statistics
-page (`dicegame.review.stats.BOT_ACCURACY`) come from this.
+page (`review.stats.BOT_ACCURACY`) come from this.
 
     .venv/bin/python bench/review_costs.py [--games R] [--calibrate N] [--json PATH]
 """

@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 
 from daily.models import DailyAttempt, DailySeed
 from daily.services import DAYS_AHEAD, day_end, day_par, today
+from dicegame.analysis_store import ReviewError, analysis_for
 from dicegame.charts import bar_chart
 from dicegame.models import Game, Player
 from dicegame.rules.scoring import UPPER_BOXES, Box
@@ -167,7 +168,6 @@ def _histogram(totals: list[int], mine: int) -> SafeString:
 
 def day_result(attempt: DailyAttempt, *, friend_ids: set[int], share_url: str = "") -> DayResult:
     """The results screen of a finished attempt."""
-    from dicegame.analysis_store import ReviewError, analysis_for
 
     game = attempt.game
     me = Player.objects.get(game=game, seat=0)

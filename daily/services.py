@@ -11,12 +11,16 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from daily.models import DailyAttempt, DailySeed
+from dicegame import events
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError
 from dicegame.models import Game
+from dicegame.play.clock import game_settle
+from dicegame.play.games import game_create
 from dicegame.rules import days, dice
 from dicegame.rules.days import DAILY_ZONE, day_end  # noqa: F401  (the daily calendar, part of this API)
-from dicegame.services import _create, game_settle
+from dicegame.strategy import Strategy
+from dicegame.strategy.analysis import optimal_line
 
 DAYS_AHEAD = 7  # the commitments of today and the next 7 days are always published
 
@@ -74,7 +78,7 @@ def attempt_start(*, actor: Actor, now: dt.datetime | None = None) -> tuple[Dail
         row = DailySeed.objects.get(date=date)
         try:
             with transaction.atomic():
-                game = _create(actor, Game.Kind.SOLO, [], seed=row.seed, daily_date=date)
+                game = game_create(actor=actor, kind=Game.Kind.SOLO, seed=row.seed, daily_date=date)
                 attempt = DailyAttempt.objects.create(
                     date=date,
                     game=game,
@@ -95,7 +99,7 @@ def attempt_start(*, actor: Actor, now: dt.datetime | None = None) -> tuple[Dail
 
 def close_ended(*, date: dt.date | None = None, now: dt.datetime | None = None) -> int:
     """Close the daily games still in play whose day has ended (all such days, or one): their written
-    boxes count, the rest stay empty (`dicegame.services._close_daily`, via the game's settlement).
+    boxes count, the rest stay empty (`Game.closes_at`, applied by the game's settlement).
     Cheap when there are none (one indexed query): the clock runs it, and so does reading a day's
     results. Returns how many were closed."""
     games = Game.objects.filter(status=Game.Status.ACTIVE, daily_date__lt=today(now))
@@ -112,13 +116,14 @@ def day_par(date: dt.date) -> int | None:
     if row is None:
         return None
     if row.par is None:
-        from dicegame.strategy import Strategy
-        from dicegame.strategy.analysis import optimal_line
-
         par = optimal_line(Strategy.shared(), row.seed, date.isoformat(), seat=0, seat_count=1)["total"]
         DailySeed.objects.filter(pk=row.pk, par__isnull=True).update(par=par)
         row.par = par
     return row.par
+
+
+def on_guest_games_claimed(event: events.GuestGamesClaimed) -> None:
+    claim_guest_attempts(user=event.user, guest_key=event.guest_key)
 
 
 def claim_guest_attempts(*, user, guest_key: str) -> int:

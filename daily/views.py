@@ -12,12 +12,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from accounts.selectors import friend_ids
+from accounts.selectors import friend_ids, opted_in_ids
 from daily import selectors, services
 from dicegame.actors import actor_from_request
 from dicegame.errors import GameActionError
 from dicegame.http import message_response
-from dicegame.review.leaderboards import opted_in_ids
 from dicegame.rules.days import day_end
 
 DAY_TEMPLATE = "daily/day.html"

@@ -34,7 +34,7 @@ class Actor:
         if self.guest_key and player.user_id is None and player.guest_key == self.guest_key:
             return True
         # Local games (pass and play): the creator's device acts for every person's seat, whichever is
-        # current, so the turn flow's who-may-act checks hold unchanged (dicegame.local).
+        # current, so the turn flow's who-may-act checks hold unchanged (dicegame.play.local).
         if self.user_id is not None and player.controller_id == self.user_id:
             return True
         return (

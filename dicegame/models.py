@@ -1,6 +1,6 @@
 """Games, their seats (players) with their scoresheets, and the log of every turn.
 
-The rules live in `dicegame.rules.scoring`; only `dicegame.services` writes these rows.
+The rules live in `dicegame.rules.scoring`; only `dicegame.play` writes these rows.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ class Game(models.Model):
         SOLO = "solo", _("Solo")
         COMPUTER = "computer", _("Against the computer")
         FRIENDS = "friends", _("Against friends")
-        # Pass and play: 2-4 people on one device, typed names, no accounts (dicegame.local).
+        # Pass and play: 2-4 people on one device, typed names, no accounts (dicegame.play.local).
         LOCAL = "local", _("On one device")
 
     class Status(models.TextChoices):
@@ -60,7 +60,7 @@ class Game(models.Model):
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch"
     )
     rematch_deadline = models.DateTimeField(null=True, blank=True)
-    # The languages of the spectators' open screens (space-separated), kept by dicegame.live.presence:
+    # The languages of the spectators' open screens (space-separated), kept by live.presence:
     # a change is rendered for spectators once per language in use, and not at all when nobody watches.
     spectator_languages = models.CharField(max_length=32, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -95,6 +95,12 @@ class Game(models.Model):
         """The `game` part of the dice recipe's message: the game id, or for a daily challenge its date
         (ISO), so that every player of the day gets the same face at the same (turn, roll, die) slot."""
         return self.daily_date.isoformat() if self.daily_date else self.pk
+
+    @property
+    def closes_at(self):
+        """The moment the game ends as it stands, whatever its players do (the boxes written count): a
+        daily game's at the end of its day, when its seed becomes public; None for the others."""
+        return days.day_end(self.daily_date) if self.daily_date else None
 
     @property
     def seed_secret_until(self):
@@ -148,7 +154,7 @@ class Player(models.Model):
     left_at = models.DateTimeField(null=True, blank=True)
     # A person's seat of a local game (pass and play) is played from its creator's device: the
     # creator (a user, or a guest by session key) acts for it; `user` stays empty unless a friend
-    # later confirms the column as theirs (dicegame.local).
+    # later confirms the column as theirs (dicegame.play.local).
     controller = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

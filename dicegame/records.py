@@ -40,7 +40,9 @@ def stand_in_turns():
 
 def counted_seats(seats):
     """These seats (a Player queryset) less those whose game does not count for the person's records."""
-    seats = seats.exclude(game__kind=Game.Kind.LOCAL)  # played on one device: never rated (dicegame.local)
+    seats = seats.exclude(
+        game__kind=Game.Kind.LOCAL
+    )  # played on one device: never rated (dicegame.play.local)
     return seats.alias(stand_in_turns=stand_in_turns()).filter(stand_in_turns__lte=STAND_IN_TURN_LIMIT)
 
 

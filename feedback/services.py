@@ -15,6 +15,8 @@ from django.core.cache import cache
 from django.utils.translation import gettext as _
 
 from dicegame.actors import Actor
+from dicegame.models import Game
+from dicegame.play.selectors import game_visible
 from feedback.models import Report
 
 PAGE_MAX_LENGTH = 300
@@ -68,8 +70,6 @@ def report_context(
 ) -> Context:
     """The context from the link and the request. A game the actor may not see is dropped (with its
     version): the link is the reporter's to change, so it is a hint, not a fact."""
-    from dicegame.models import Game
-    from dicegame.selectors import game_visible
 
     game_id = clean_number(game)
     if game_id is not None:

@@ -3,6 +3,8 @@ every page and from every game page with the page, the game and its version in t
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -17,7 +19,6 @@ FORM_TEMPLATE = "feedback/report.html"
 
 def _referer_path(request: HttpRequest) -> str:
     """The page the reporter came from, when the link did not say (only a path on this site)."""
-    from urllib.parse import urlsplit
 
     referer = urlsplit(request.headers.get("Referer", ""))
     if referer.netloc and referer.netloc != request.get_host():

@@ -12,9 +12,9 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from dicegame.live.clock import ClockMiddleware  # noqa: E402
-from dicegame.live.limits import HandshakeLimit  # noqa: E402
-from dicegame.live.routing import websocket_urlpatterns  # noqa: E402
+from dicegame.play.sweeper import ClockMiddleware  # noqa: E402
+from dicegame.web.routing import websocket_urlpatterns  # noqa: E402
+from live.limits import HandshakeLimit  # noqa: E402
 
 application = ClockMiddleware(
     ProtocolTypeRouter(

@@ -55,8 +55,9 @@ INSTALLED_APPS = [
     "channels",
     "axes",
     "accounts",
-    "dicegame.live",
+    "live",
     "dicegame",
+    "review",
     "feedback",
     "daily",
     "ratings",
@@ -269,7 +270,7 @@ STORAGES = {
     },
 }
 
-CSRF_FAILURE_VIEW = "dicegame.views.csrf_failure"
+CSRF_FAILURE_VIEW = "dicegame.web.views.csrf_failure"
 MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
 
 # No inline script or style anywhere: htmx is configured through a <meta> tag (see base.html).
@@ -303,7 +304,18 @@ if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 # The project's own packages (their loggers write to the console).
-PENTA_PACKAGES = ["penta", "dicegame", "accounts", "daily", "feedback", "puzzles", "ratings", "winprob"]
+PENTA_PACKAGES = [
+    "penta",
+    "dicegame",
+    "accounts",
+    "live",
+    "review",
+    "daily",
+    "feedback",
+    "puzzles",
+    "ratings",
+    "winprob",
+]
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -335,11 +347,11 @@ PENTA_ABSENT_GRACE_SECONDS = float(os.environ.get("PENTA_ABSENT_GRACE_SECONDS", 
 PENTA_CLOCK_IN_WEB = env_bool("PENTA_CLOCK_IN_WEB", True)
 PENTA_CLOCK_INTERVAL = float(os.environ.get("PENTA_CLOCK_INTERVAL", "0.25"))
 PENTA_ROOM_EXPIRY_DAYS = 7
-# Presence (dicegame.live.presence): each web process beats this often; one silent for longer than
+# Presence (live.presence): each web process beats this often; one silent for longer than
 # PENTA_PROCESS_STALE_SECONDS is taken for dead and the clock forgets its sockets.
 PENTA_HEARTBEAT_SECONDS = float(os.environ.get("PENTA_HEARTBEAT_SECONDS", "2"))
 PENTA_PROCESS_STALE_SECONDS = float(os.environ.get("PENTA_PROCESS_STALE_SECONDS", "10"))
-# Limits (dicegame.live.limits): open sockets per person (a user, a guest, an address) and per game;
+# Limits (live.limits): open sockets per person (a user, a guest, an address) and per game;
 # messages per second a socket may send (a burst of PENTA_SOCKET_BURST), and all of a person's
 # sockets on one process together; a socket that keeps going over is closed.
 PENTA_MAX_SOCKETS_PER_PERSON = int(os.environ.get("PENTA_MAX_SOCKETS_PER_PERSON", "12"))

@@ -4,11 +4,11 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
-from dicegame import views
+from dicegame.web import views
 
 urlpatterns = [
-    path("", include(("dicegame.urls", "dicegame"))),
-    path("", include(("dicegame.review_urls", "review"))),
+    path("", include(("dicegame.web.urls", "dicegame"))),
+    path("", include(("review.urls", "review"))),
     path("accounts/", include("accounts.urls")),
     path("report/", include(("feedback.urls", "feedback"))),
     path("daily/", include(("daily.urls", "daily"))),

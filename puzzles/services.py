@@ -1,17 +1,21 @@
 """Writes of the puzzles: the pool (from finished games' stored analyses), answers with their rating
 updates, and the daily puzzle.
 
-Nothing here imports `dicegame.services`: the finishing service calls `add_game_puzzles`."""
+A finished game's puzzles are added after its end commits (this app hears of it: `puzzles.apps`)."""
 
 from __future__ import annotations
 
 import hashlib
+import logging
 from dataclasses import dataclass, replace
+from functools import partial
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils.translation import gettext as _
 
+from dicegame import events
+from dicegame.analysis_store import analyse_pending
 from dicegame.models import Game, GameAnalysis
 from dicegame.rules.glicko2 import Rating, rate
 from dicegame.rules.scoring import Box
@@ -45,6 +49,9 @@ def initial_rating(margin: float) -> float:
     return round(1700.0 - 400.0 * clear / (8.0 - P.CLEAR_MARGIN), 1)
 
 
+logger = logging.getLogger(__name__)
+
+
 def _puzzle_for(candidate: P.Candidate) -> tuple[Puzzle, bool]:
     themes = P.themes(candidate.sheet, candidate.dice, candidate.rolls_left, candidate.best)
     defaults = {
@@ -63,6 +70,20 @@ def _puzzle_for(candidate: P.Candidate) -> tuple[Puzzle, bool]:
             return Puzzle.objects.get_or_create(key=candidate.key, defaults=defaults)
     except IntegrityError:  # another process added the same position between our read and our write
         return Puzzle.objects.get(key=candidate.key), False
+
+
+def on_game_finished(event: events.GameFinished) -> None:
+    transaction.on_commit(partial(_add_after_the_end, event.game.pk))
+
+
+def _add_after_the_end(game_id: int) -> None:
+    """The people's large, clear mistakes become puzzles once the game's analysis is stored (it may be
+    this call that stores it; `build_puzzles` catches up on anything missed)."""
+    try:
+        analyse_pending([game_id])
+        add_game_puzzles(game_id)
+    except Exception:
+        logger.exception("could not add the puzzles of game %s", game_id)
 
 
 def add_game_puzzles(game_id: int, strategy: Strategy | None = None) -> int:

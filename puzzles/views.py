@@ -14,11 +14,11 @@ from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
-from dicegame import hint_words
-from dicegame.board import pips
 from dicegame.labels import box_label
 from dicegame.rules import days
 from dicegame.rules.scoring import UPPER_BONUS, UPPER_BONUS_THRESHOLD, Box
+from dicegame.screen import hint_words
+from dicegame.screen.markup import pips
 from puzzles import selectors, services
 from puzzles.models import THEME_LABELS, Puzzle
 from puzzles.positions import Option
@@ -40,7 +40,7 @@ def _bad_theme() -> HttpResponse:
 
 
 def option_sentence(option: Option, rolls_left: int) -> str:
-    """A choice in plain words (dicegame.hint_words): "Keep the two 4s", "Write 25 in Full house"."""
+    """A choice in plain words (dicegame.screen.hint_words): "Keep the two 4s", "Write 25 in Full house"."""
     if option.box is not None:
         return hint_words.box_sentence(option.box, option.points, stop_rolling=rolls_left > 0)
     return hint_words.keep_sentence(option.keep)

@@ -6,3 +6,11 @@ class RatingsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "ratings"
     verbose_name = _("Ratings")
+
+    def ready(self):
+        # Imported here: an app's modules load once every app's models have.
+        from dicegame import events
+        from ratings import services
+
+        # In the finishing transaction, under the game's row lock: the ratings move with the end, once.
+        events.subscribe(events.GameFinished, services.on_game_finished)

@@ -1,4 +1,4 @@
-"""Rating a finished game: called by `dicegame.services._finish`, inside the transaction that holds the
+"""Rating a finished game: on `events.GameFinished`, inside the transaction that holds the
 game's row lock, so a game's ratings change together with its end or not at all.
 
 The rule for people who were not there (`rating_rule` says it on the site): computer seats never count.
@@ -16,6 +16,7 @@ from django.db.models import Count
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from dicegame import events
 from dicegame.models import Game, Player, Turn
 from dicegame.records import STAND_IN_TURN_LIMIT, seat_left
 from dicegame.rules import glicko2
@@ -39,6 +40,10 @@ def pairwise_results(people: list[Player], forfeits: set[int]) -> dict[int, list
                 score = 1.0 if p.total > q.total else 0.5 if p.total == q.total else 0.0
             results[p.user_id].append((q.user_id, score))
     return results
+
+
+def on_game_finished(event: events.GameFinished) -> None:
+    game_rate(event.game, event.players)
 
 
 def game_rate(game: Game, players: list[Player]) -> list[RatingChange]:

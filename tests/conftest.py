@@ -164,7 +164,7 @@ def friend(host):
 @pytest.fixture
 def room(host):
     """A room for three, created by the host, with a turn timer of 60 s."""
-    from dicegame.live import rooms
+    from dicegame.play import rooms
 
     return rooms.room_create(actor=Actor(user_id=host.pk, name=host.username), seats=3, turn_seconds=60)
 

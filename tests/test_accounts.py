@@ -89,10 +89,10 @@ def test_change_password_needs_login(client):
 
 
 def test_admin_lists_games_and_players(client, user_actor):
-    from dicegame import services
+    from dicegame import play
 
     admin = get_user_model().objects.create_superuser("root", "root@example.com", PASSWORD)
-    services.game_create_solo(actor=user_actor)
+    play.game_create_solo(actor=user_actor)
     client.force_login(admin)
     assert client.get("/admin/dicegame/game/").status_code == 200
     assert client.get("/admin/dicegame/player/").status_code == 200

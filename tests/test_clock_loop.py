@@ -1,4 +1,4 @@
-"""The game clock's loop (dicegame.live.clock.run_clock), in process: it survives every error, backs off,
+"""The game clock's loop (dicegame.play.sweeper.run_clock), in process: it survives every error, backs off,
 says when it has recovered, stops when asked, and sends a sweep's pushes on its one event loop.
 
 tests/test_clock_outages.py does the same with real processes, a real PostgreSQL restart and an
@@ -17,9 +17,10 @@ from django.db import InterfaceError, OperationalError, connection
 from django.utils import timezone
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from dicegame import services
-from dicegame.live import clock
+from dicegame import play
+from dicegame.actors import Actor
 from dicegame.models import Game, Turn
+from dicegame.play import sweeper as clock
 from tests.servers import free_port
 
 
@@ -74,12 +75,12 @@ async def test_lost_connections_are_one_warning_each_then_one_recovery(fast_back
         InterfaceError("connection already closed"),
         RedisConnectionError("Error 111 connecting to 127.0.0.1:6390. Connection refused."),
     ]
-    with caplog.at_level(logging.INFO, logger="dicegame.live.clock"):
+    with caplog.at_level(logging.INFO, logger="dicegame.play.sweeper"):
         sweeps, reported = await run_script([2, *outage, 1, 0], thread_sensitive=True)
 
     assert reported == [2, 1, 0]  # the loop went on after each failure
     assert len(dropped) == 2  # the broken database connection was closed (Redis has none of ours)
-    records = [r for r in caplog.records if r.name == "dicegame.live.clock"]
+    records = [r for r in caplog.records if r.name == "dicegame.play.sweeper"]
     failures, recovery = records[:3], records[3:]
     assert [r.levelno for r in records] == [logging.WARNING] * 4
     assert all(r.exc_info is None and "\n" not in r.getMessage() for r in records)  # no traceback
@@ -93,7 +94,7 @@ async def test_lost_connections_are_one_warning_each_then_one_recovery(fast_back
 
 @pytest.mark.asyncio
 async def test_an_unexpected_error_is_logged_with_its_traceback_and_the_clock_goes_on(fast_backoff, caplog):
-    with caplog.at_level(logging.WARNING, logger="dicegame.live.clock"):
+    with caplog.at_level(logging.WARNING, logger="dicegame.play.sweeper"):
         _, reported = await run_script([ValueError("a bug"), ValueError("a bug"), 3], thread_sensitive=False)
     assert reported == [3]
     errors = [r for r in caplog.records if r.levelno == logging.ERROR]
@@ -146,7 +147,7 @@ def test_the_connection_of_a_transaction_is_never_closed():
 @pytest.mark.asyncio
 async def test_a_sweeps_pushes_use_the_clocks_one_event_loop(monkeypatch):
     """run_timers' sweeps run in a worker thread; what they push after commit (async_to_sync, as
-    dicegame.live.pushes does) runs on the clock's own event loop, so one channel layer connection
+    live.pushes does) runs on the clock's own event loop, so one channel layer connection
     serves every push instead of a new event loop (and a new Redis connection) for each."""
     loops: list[asyncio.AbstractEventLoop] = []
 
@@ -170,11 +171,11 @@ def test_a_push_that_cannot_reach_redis_never_fails_a_sweep(settings, caplog):
     of it fails (Redis unreachable) and is logged, and the sweep still counts the game as changed."""
     from channels.layers import channel_layers
 
-    actor = services.Actor(guest_key="clock-push-test", name="Guest")
-    game = services.game_create_vs_computer(actor=actor, strengths=["easy"])
+    actor = Actor(guest_key="clock-push-test", name="Guest")
+    game = play.game_create_vs_computer(actor=actor, strengths=["easy"])
     Game.objects.filter(pk=game.pk).update(spectator_languages="en")  # a spectator's screen to push to
     for roll in range(3):
-        services.turn_roll(game_id=game.pk, actor=actor, turn=1, roll=roll)
+        play.turn_roll(game_id=game.pk, actor=actor, turn=1, roll=roll)
     Turn.objects.filter(game=game, number=1).update(auto_commit_at=timezone.now() - timedelta(seconds=1))
 
     settings.CHANNEL_LAYERS = {

@@ -66,19 +66,20 @@ def rolled_game(pg: PrivatePostgres, *, computer: bool = False, due_in: float = 
     seconds later. `computer`: against one easy computer player, and watched by a spectator (as the
     spectators' group of the language recorded), so that every change of it is pushed."""
     create = (
-        "services.game_create_vs_computer(actor=actor, strengths=['easy'])\n"
+        "play.game_create_vs_computer(actor=actor, strengths=['easy'])\n"
         "game.spectator_languages = 'en'\n"
         "game.save(update_fields=['spectator_languages'])"
         if computer
-        else "services.game_create_solo(actor=actor)"
+        else "play.game_create_solo(actor=actor)"
     )
     return run_django(
         project_env(pg.url(), PENTA_AUTO_COMMIT_SECONDS=str(due_in)),
-        "from dicegame import services\n"
-        "actor = services.Actor(guest_key='clock-outage-test', name='Guest')\n"
+        "from dicegame import play\n"
+        "from dicegame.actors import Actor\n"
+        "actor = Actor(guest_key='clock-outage-test', name='Guest')\n"
         f"game = {create}\n"
         "for roll in range(3):\n"
-        "    services.turn_roll(game_id=game.pk, actor=actor, turn=1, roll=roll)\n"
+        "    play.turn_roll(game_id=game.pk, actor=actor, turn=1, roll=roll)\n"
         "print(json.dumps(game.pk))",
     )
 
@@ -143,13 +144,13 @@ def guest_game(env: dict[str, str], guest_key: str) -> tuple[int, str]:
         env,
         "from importlib import import_module\n"
         "from django.conf import settings\n"
-        "from dicegame import services\n"
-        "from dicegame.actors import GUEST_SESSION_KEY\n"
+        "from dicegame import play\n"
+        "from dicegame.actors import GUEST_SESSION_KEY, Actor\n"
         "session = import_module(settings.SESSION_ENGINE).SessionStore()\n"
         f"session[GUEST_SESSION_KEY] = {guest_key!r}\n"
         "session.create()\n"
-        f"actor = services.Actor(guest_key={guest_key!r}, name='Guest')\n"
-        "game = services.game_create_solo(actor=actor)\n"
+        f"actor = Actor(guest_key={guest_key!r}, name='Guest')\n"
+        "game = play.game_create_solo(actor=actor)\n"
         "print(json.dumps([game.pk, f'{settings.SESSION_COOKIE_NAME}={session.session_key}']))",
     )
 

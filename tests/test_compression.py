@@ -21,9 +21,9 @@ from django.conf import settings
 from django.db import connection
 from django.test import override_settings
 
-from dicegame import services
+from dicegame import play
 from dicegame.actors import Actor
-from dicegame.live import rooms
+from dicegame.play import rooms
 from penta.server import CLIENT_WINDOW_BITS, WINDOW_BITS, LeanPerMessageDeflate, accept_deflate
 from tests.factories import UserFactory, session_cookie
 
@@ -83,7 +83,7 @@ def test_a_page_is_gzipped_for_a_client_that_accepts_it(client):
 
 @pytest.mark.django_db
 def test_an_htmx_answer_is_gzipped_for_a_client_that_accepts_it(user_client, user):
-    game = services.game_create_solo(actor=Actor(user_id=user.pk, name=user.username))
+    game = play.game_create_solo(actor=Actor(user_id=user.pk, name=user.username))
     _bodies.clear()
     with override_settings(MIDDLEWARE=middleware_with_capture()):
         response = user_client.post(f"/games/{game.pk}/roll/", {"turn": 1, "roll": 0}, **HX, **GZIP)
@@ -95,7 +95,7 @@ def test_an_htmx_answer_is_gzipped_for_a_client_that_accepts_it(user_client, use
 
 @pytest.mark.django_db
 def test_without_accept_encoding_the_answer_is_plain_but_varies(user_client, user):
-    game = services.game_create_solo(actor=Actor(user_id=user.pk, name=user.username))
+    game = play.game_create_solo(actor=Actor(user_id=user.pk, name=user.username))
     response = user_client.post(f"/games/{game.pk}/roll/", {"turn": 1, "roll": 0}, **HX)
     assert response.status_code == 200
     assert not response.has_header("Content-Encoding")
@@ -105,7 +105,7 @@ def test_without_accept_encoding_the_answer_is_plain_but_varies(user_client, use
 
 @pytest.mark.django_db
 def test_small_answers_are_left_alone(user_client, user, client):
-    game = services.game_create_solo(actor=Actor(user_id=user.pk, name=user.username))
+    game = play.game_create_solo(actor=Actor(user_id=user.pk, name=user.username))
     # A plain form post: a redirect with an empty body.
     response = user_client.post(f"/games/{game.pk}/roll/", {"turn": 1, "roll": 0}, **GZIP)
     assert response.status_code == 302 and len(response.content) < 200

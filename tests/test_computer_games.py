@@ -6,13 +6,15 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from dicegame import services
+from dicegame import play
 from dicegame.actors import Actor
-from dicegame.board import game_board, game_hints
-from dicegame.errors import GameActionError
+from dicegame.errors import GameActionError, GameNotFound
 from dicegame.labels import keep_label as _keep_label
 from dicegame.models import Game, Player, Turn
+from dicegame.play.finish import finish
 from dicegame.rules.scoring import Box, Scoresheet
+from dicegame.screen.hints import game_hints
+from dicegame.screen.view import game_board
 from dicegame.strategy import Bot, Strategy, computer
 from tests.factories import GameFactory, PlayerFactory
 from tests.test_services import current, roll, snapshot
@@ -23,15 +25,15 @@ HX = {"HTTP_HX_REQUEST": "true"}
 
 @pytest.fixture
 def vs_two(user_actor):
-    return services.game_create_vs_computer(actor=user_actor, strengths=["easy", "hard"])
+    return play.game_create_vs_computer(actor=user_actor, strengths=["easy", "hard"])
 
 
 def human_plays_turn(game, actor):
     t = roll(game, actor)
     box = computer.auto_commit_box(t.player.sheet, tuple(t.dice))
     t = current(game.pk)
-    services.turn_choose_box(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used, box=box.name)
-    services.turn_confirm(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used)
+    play.turn_choose_box(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used, box=box.name)
+    play.turn_confirm(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used)
 
 
 def test_create_game_against_computer_seats_the_person_first(vs_two, user):
@@ -57,7 +59,7 @@ def test_create_game_against_computer_seats_the_person_first(vs_two, user):
 )
 def test_bad_computer_game_requests_are_refused(user_actor, strengths, message):
     with pytest.raises(GameActionError, match=message) as exc:
-        services.game_create_vs_computer(actor=user_actor, strengths=strengths)
+        play.game_create_vs_computer(actor=user_actor, strengths=strengths)
     assert exc.value.status == 400
     assert not Game.objects.exists()
 
@@ -78,10 +80,10 @@ def test_computer_moves_wait_for_their_pace_then_play_to_the_persons_turn(vs_two
     human_plays_turn(vs_two, user_actor)
     bot_turn = current(vs_two.pk)
     assert bot_turn.player.bot_strength == "easy" and bot_turn.next_step_at > timezone.now()
-    assert services.game_settle(game_id=vs_two.pk) is False  # not due yet
+    assert play.game_settle(game_id=vs_two.pk) is False  # not due yet
     # Nobody watched for a minute: the computer catches up at once, then waits for the person.
     Turn.objects.filter(pk=bot_turn.pk).update(next_step_at=timezone.now() - timedelta(minutes=1))
-    assert services.game_settle(game_id=vs_two.pk) is True
+    assert play.game_settle(game_id=vs_two.pk) is True
     t = current(vs_two.pk)
     assert t.player.seat == 0 and t.round == 2
     for done in Turn.objects.filter(game=vs_two, player__seat__gt=0):
@@ -93,7 +95,7 @@ def test_one_step_at_a_time_when_on_pace(vs_two, user_actor):
     human_plays_turn(vs_two, user_actor)
     bot_turn = current(vs_two.pk)
     Turn.objects.filter(pk=bot_turn.pk).update(next_step_at=timezone.now())
-    services.game_settle(game_id=vs_two.pk)
+    play.game_settle(game_id=vs_two.pk)
     bot_turn.refresh_from_db()
     assert bot_turn.rolls_used == 1 and not bot_turn.is_complete
     assert bot_turn.next_step_at > timezone.now()
@@ -102,24 +104,24 @@ def test_one_step_at_a_time_when_on_pace(vs_two, user_actor):
 def test_speed_up_plays_the_computer_now_and_is_refused_on_the_persons_turn(vs_two, user_actor):
     before = snapshot(vs_two.pk)
     with pytest.raises(GameActionError, match="your turn"):
-        services.game_hurry(game_id=vs_two.pk, actor=user_actor)
+        play.game_hurry(game_id=vs_two.pk, actor=user_actor)
     assert snapshot(vs_two.pk) == before
     human_plays_turn(vs_two, user_actor)
-    services.game_hurry(game_id=vs_two.pk, actor=user_actor)
+    play.game_hurry(game_id=vs_two.pk, actor=user_actor)
     assert current(vs_two.pk).player.seat == 0
 
 
 def test_speed_up_is_not_for_strangers(vs_two):
-    with pytest.raises(services.GameNotFound):
-        services.game_hurry(game_id=vs_two.pk, actor=Actor(guest_key="stranger"))
+    with pytest.raises(GameNotFound):
+        play.game_hurry(game_id=vs_two.pk, actor=Actor(guest_key="stranger"))
 
 
 def test_a_whole_game_against_three_bots_ranks_every_seat(user_actor):
-    game = services.game_create_vs_computer(actor=user_actor, strengths=["easy", "medium", "hard"])
+    game = play.game_create_vs_computer(actor=user_actor, strengths=["easy", "medium", "hard"])
     for _ in range(13):
         human_plays_turn(game, user_actor)
         if not Game.objects.get(pk=game.pk).is_finished:
-            services.game_hurry(game_id=game.pk, actor=user_actor)
+            play.game_hurry(game_id=game.pk, actor=user_actor)
     game.refresh_from_db()
     assert game.is_finished
     players = list(game.players.order_by("seat"))
@@ -136,14 +138,14 @@ def test_equal_totals_share_a_place():
         PlayerFactory(game=game, seat=i, user=None, bot_strength="easy", name=f"b{i}", total=t)
         for i, t in enumerate(totals)
     ]
-    services._finish(game, players)
+    finish(game, players)
     assert [p.rank for p in players] == [3, 1, 3, 1]
 
 
 def test_human_auto_commit_in_a_computer_game(vs_two, user_actor):
     t = roll(vs_two, user_actor, 3)
     Turn.objects.filter(pk=t.pk).update(auto_commit_at=timezone.now() - timedelta(seconds=1))
-    services.game_settle(game_id=vs_two.pk)
+    play.game_settle(game_id=vs_two.pk)
     assert Turn.objects.get(pk=t.pk).auto_committed
     assert current(vs_two.pk).player.seat in (0, 1)
 
@@ -187,7 +189,7 @@ def test_next_step_sequence():
 
 
 def test_hints_show_the_optimal_holds_and_boxes_and_mark_the_game(user_client, user_actor):
-    game = services.game_create_solo(actor=user_actor)
+    game = play.game_create_solo(actor=user_actor)
     response = user_client.post(f"/games/{game.pk}/hints/", {"on": "1"}, **HX)
     assert response.status_code == 200
     game.refresh_from_db()
@@ -232,7 +234,7 @@ def test_hints_are_refused_in_games_against_people(user, user_client):
 
 
 def test_malformed_hints_request(user_client, user_actor):
-    game = services.game_create_solo(actor=user_actor)
+    game = play.game_create_solo(actor=user_actor)
     before = snapshot(game.pk)
     assert user_client.post(f"/games/{game.pk}/hints/", {"on": "yes"}, **HX).status_code == 400
     assert snapshot(game.pk) == before

@@ -8,7 +8,7 @@ import threading
 import pytest
 from django.db import connection
 
-from dicegame import services
+from dicegame import play
 from dicegame.errors import GameActionError
 from dicegame.models import Turn
 
@@ -38,8 +38,8 @@ def race(n: int, action) -> list:
 
 
 def test_simultaneous_identical_rolls_apply_exactly_once(user_actor):
-    game = services.game_create_solo(actor=user_actor)
-    results = race(4, lambda: services.turn_roll(game_id=game.pk, actor=user_actor, turn=1, roll=0))
+    game = play.game_create_solo(actor=user_actor)
+    results = race(4, lambda: play.turn_roll(game_id=game.pk, actor=user_actor, turn=1, roll=0))
     refused = [r for r in results if isinstance(r, GameActionError)]
     assert len(refused) == 3, results
     assert all(r.status == 409 for r in refused)
@@ -50,10 +50,10 @@ def test_simultaneous_identical_rolls_apply_exactly_once(user_actor):
 
 
 def test_simultaneous_confirms_score_once(user_actor):
-    game = services.game_create_solo(actor=user_actor)
-    services.turn_roll(game_id=game.pk, actor=user_actor, turn=1, roll=0)
-    services.turn_choose_box(game_id=game.pk, actor=user_actor, turn=1, roll=1, box="CHANCE")
-    results = race(3, lambda: services.turn_confirm(game_id=game.pk, actor=user_actor, turn=1, roll=1))
+    game = play.game_create_solo(actor=user_actor)
+    play.turn_roll(game_id=game.pk, actor=user_actor, turn=1, roll=0)
+    play.turn_choose_box(game_id=game.pk, actor=user_actor, turn=1, roll=1, box="CHANCE")
+    results = race(3, lambda: play.turn_confirm(game_id=game.pk, actor=user_actor, turn=1, roll=1))
     assert sum(isinstance(r, GameActionError) for r in results) == 2, results
     assert Turn.objects.filter(game=game).count() == 2
     assert list(game.players.get().boxes) == ["CHANCE"]
@@ -64,7 +64,7 @@ def test_simultaneous_http_rolls_apply_once(user, user_actor):
 
     from tests.factories import PASSWORD
 
-    game = services.game_create_solo(actor=user_actor)
+    game = play.game_create_solo(actor=user_actor)
     clients = []
     for _ in range(2):
         c = Client()

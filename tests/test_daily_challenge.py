@@ -16,7 +16,7 @@ from django.utils import timezone
 from accounts.models import Profile
 from daily import selectors, services
 from daily.models import DailyAttempt, DailySeed
-from dicegame import services as game_services
+from dicegame import play
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError
 from dicegame.models import Game, Player, Turn
@@ -56,15 +56,15 @@ def current(game_id: int) -> Turn:
 def play_turn(game_id: int, who: Actor, holds: tuple[tuple[int, ...], ...] = ((), ())) -> None:
     """Roll, hold the dice numbered in holds[0], roll, hold holds[1] (toggling), roll, write the best."""
     t = current(game_id)
-    game_services.turn_roll(game_id=game_id, actor=who, turn=t.number, roll=0)
+    play.turn_roll(game_id=game_id, actor=who, turn=t.number, roll=0)
     for k, hold in enumerate(holds, start=1):
         for die in hold:
-            game_services.turn_toggle_hold(game_id=game_id, actor=who, turn=t.number, roll=k, die=die)
-        game_services.turn_roll(game_id=game_id, actor=who, turn=t.number, roll=k)
+            play.turn_toggle_hold(game_id=game_id, actor=who, turn=t.number, roll=k, die=die)
+        play.turn_roll(game_id=game_id, actor=who, turn=t.number, roll=k)
     t = current(game_id)
     box = computer.auto_commit_box(t.player.sheet, tuple(t.dice))
-    game_services.turn_choose_box(game_id=game_id, actor=who, turn=t.number, roll=3, box=box.name)
-    game_services.turn_confirm(game_id=game_id, actor=who, turn=t.number, roll=3)
+    play.turn_choose_box(game_id=game_id, actor=who, turn=t.number, roll=3, box=box.name)
+    play.turn_confirm(game_id=game_id, actor=who, turn=t.number, roll=3)
 
 
 def play_daily(who: Actor, holds=((), ()), turns: int = 13) -> Game:
@@ -227,7 +227,7 @@ def test_hints_are_refused_and_not_offered(clock):
     assert 'data-action="hints"' not in page
     before = Game.objects.get(pk=attempt.game_id).version
     with pytest.raises(GameActionError, match="no hints") as refused:
-        game_services.game_set_hints(game_id=attempt.game_id, actor=actor(anna), on=True)
+        play.game_set_hints(game_id=attempt.game_id, actor=actor(anna), on=True)
     assert refused.value.status == 409
     response = client.post(f"/games/{attempt.game_id}/hints/", {"on": "1"}, headers={"HX-Request": "true"})
     assert response.status_code == 409 and "no hints in the daily challenge" in response.content.decode()
@@ -243,16 +243,15 @@ def test_an_unfinished_game_is_closed_by_the_clock_when_the_day_ends(clock):
     anna = UserFactory()
     game = play_daily(actor(anna), turns=4)
     t = current(game.pk)
-    game_services.turn_roll(game_id=game.pk, actor=actor(anna), turn=t.number, roll=0)  # a turn in play
+    play.turn_roll(game_id=game.pk, actor=actor(anna), turn=t.number, roll=0)  # a turn in play
     written = dict(Player.objects.get(game=game).boxes)
     assert len(written) == 4
     clock.set(DAY_END - dt.timedelta(seconds=1))
     assert services.close_ended() == 0
     clock.set(DAY_END)
-    from dicegame.live import clock as game_clock
+    from dicegame.play import sweeper as game_clock
 
-    game_clock._last_expiry_sweep = 0.0  # the sweep's daily close runs with the minute's expiry sweep
-    game_clock.sweep()
+    game_clock.sweep(force=True)  # the sweep's daily close runs with the minute's sweeps
     game.refresh_from_db()
     seat = Player.objects.get(game=game)
     assert game.is_finished and seat.boxes == written and seat.total == sum(written.values())
@@ -268,7 +267,7 @@ def test_an_action_after_the_day_ends_closes_the_game_and_changes_nothing_else(c
     clock.set(DAY_END + dt.timedelta(seconds=5))
     t = current(game.pk)
     with pytest.raises(GameActionError, match="over"):
-        game_services.turn_roll(game_id=game.pk, actor=actor(anna), turn=t.number, roll=0)
+        play.turn_roll(game_id=game.pk, actor=actor(anna), turn=t.number, roll=0)
     game.refresh_from_db()
     assert game.is_finished and Player.objects.get(game=game).boxes == written
 

@@ -6,7 +6,7 @@ from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
-from dicegame import services
+from dicegame import play
 from feedback.models import Report
 from tests.conftest import forget_cached
 from tests.factories import UserFactory
@@ -31,7 +31,7 @@ def _fresh_counters():
 
 @pytest.fixture
 def my_game(user_actor):
-    return services.game_create_vs_computer(actor=user_actor, strengths=["easy"])
+    return play.game_create_vs_computer(actor=user_actor, strengths=["easy"])
 
 
 def test_every_page_has_the_link_in_its_footer(client):

@@ -9,9 +9,10 @@ from django.utils import timezone
 from accounts import selectors, services
 from accounts.models import FriendRequest, Friendship, Profile
 from accounts.services import FriendError
-from dicegame.live import presence
-from dicegame.live.models import Connection, ServerProcess
 from dicegame.models import Game, Invitation
+from dicegame.play import lobby
+from live import presence
+from live.models import Connection, ServerProcess
 from tests.factories import PASSWORD, GameFactory, UserFactory, befriend
 
 pytestmark = pytest.mark.django_db
@@ -214,8 +215,8 @@ def open_screen(user, channel_name):
 def test_online_means_a_socket_held_by_a_live_process(ann, bob, settings):
     carl = UserFactory(username="carl")
     open_screen(ann, "ann-tab")
-    assert selectors.online_user_ids([ann.pk, bob.pk, carl.pk]) == {ann.pk}
-    assert selectors.online_user_ids([]) == set()
+    assert presence.online_user_ids([ann.pk, bob.pk, carl.pk]) == {ann.pk}
+    assert presence.online_user_ids([]) == set()
     assert presence.is_online(ann.pk) and not presence.is_online(bob.pk)
     # The process holding the socket stops beating: offline, though no close was ever seen.
     stale = timezone.now() - timedelta(seconds=settings.PENTA_PROCESS_STALE_SECONDS + 1)
@@ -399,7 +400,7 @@ def test_pending_game_invitations_are_listed_with_open_and_decline(ann, bob):
     Invitation.objects.create(game=open_game, from_user=bob, to_user=ann)
     Invitation.objects.create(game=over, from_user=bob, to_user=ann)
     Invitation.objects.create(game=answered, from_user=bob, to_user=ann, status=Invitation.Status.DECLINED)
-    assert [i.game_id for i in selectors.game_invitations_pending(ann.pk)] == [open_game.pk]
+    assert [i.game_id for i in lobby.game_invitations_pending(ann.pk)] == [open_game.pk]
     html = logged_in(ann).get("/accounts/friends/").content.decode()
     assert f"bob invites you to game {open_game.pk}" in html
     assert f'href="/games/{open_game.pk}/"' in html

@@ -8,10 +8,10 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from accounts.models import Friendship
-from dicegame import services
+from dicegame import play
 from dicegame.actors import Actor
-from dicegame.live import rooms
 from dicegame.models import Turn
+from dicegame.play import rooms
 from penta.asgi import application
 from tests import factories
 from tests.factories import UserFactory
@@ -179,7 +179,7 @@ async def test_reconnect_gets_the_full_current_state():
     a, ok, _ = await connect(game.pk, host)
     v1 = version_of(await a.receive_from(timeout=5))
     await a.disconnect()
-    await database_sync_to_async(services.turn_roll)(
+    await database_sync_to_async(play.turn_roll)(
         game_id=game.pk, actor=Actor(user_id=host.pk), turn=1, roll=0
     )
     a, ok, _ = await connect(game.pk, host)

@@ -9,8 +9,8 @@ from django.utils import translation
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dicegame import hint_words
 from dicegame.rules.scoring import Box, Scoresheet
+from dicegame.screen import hint_words
 from dicegame.strategy import Strategy
 from tests.factories import GameFactory, PlayerFactory, TurnFactory
 

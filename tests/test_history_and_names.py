@@ -12,9 +12,9 @@ import pytest
 from django.test import Client
 from django.utils import timezone, translation
 
-from dicegame import services
-from dicegame.live import rooms
+from dicegame import play
 from dicegame.models import Game, Player
+from dicegame.play import rooms
 from tests.conftest import forget_cached
 from tests.factories import actor, client_for
 from tests.test_review import make_game
@@ -67,8 +67,8 @@ def test_cancelled_and_expired_rooms_are_not_games(host, friend, room):
 
 def test_a_dutch_viewer_sees_dutch_computer_names_in_a_game_created_in_english(user):
     with translation.override("en"):
-        game = services.game_create_vs_computer(actor=actor(user), strengths=["hard", "easy"])
-        solo_bot = services.game_create_vs_computer(actor=actor(user), strengths=["medium"])
+        game = play.game_create_vs_computer(actor=actor(user), strengths=["hard", "easy"])
+        solo_bot = play.game_create_vs_computer(actor=actor(user), strengths=["medium"])
     assert list(game.players.filter(seat__gt=0).values_list("name", flat=True)) == [
         "Computer 1 (hard)",
         "Computer 2 (easy)",
@@ -83,7 +83,7 @@ def test_a_dutch_viewer_sees_dutch_computer_names_in_a_game_created_in_english(u
     assert {r["opponents"] for r in csv_rows(dutch)} >= {"Computer 1 (moeilijk); Computer 2 (makkelijk)"}
     # And the other way round: an English viewer of a game created in Dutch.
     with translation.override("nl"):
-        dutch_game = services.game_create_vs_computer(actor=actor(user), strengths=["hard"])
+        dutch_game = play.game_create_vs_computer(actor=actor(user), strengths=["hard"])
     assert Player.objects.get(game=dutch_game, seat=1).name == "Computer (moeilijk)"
     assert "Computer (hard)" in client_for(user).get(f"/games/{dutch_game.pk}/").content.decode()
 

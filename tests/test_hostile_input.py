@@ -12,8 +12,8 @@ from django.utils import translation
 
 from accounts.forms import SignupForm
 from accounts.models import FriendRequest, Friendship
-from dicegame.live.routing import websocket_urlpatterns
 from dicegame.models import Game, Invitation
+from dicegame.web.routing import websocket_urlpatterns
 from tests.factories import PASSWORD
 
 HX = {"HTTP_HX_REQUEST": "true"}

@@ -2,8 +2,8 @@
 
 import pytest
 
-from dicegame.live import limits, protocol
-from dicegame.live.limits import TokenBucket
+from live import limits, protocol
+from live.limits import TokenBucket
 
 
 def test_a_bucket_gives_its_burst_then_its_rate():

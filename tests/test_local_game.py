@@ -5,16 +5,17 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from accounts.services import guest_games_claim
-from dicegame import local, selectors, services
+from dicegame import play
 from dicegame.actors import Actor
-from dicegame.board import game_board
 from dicegame.errors import GameActionError, GameNotFound
-from dicegame.local import SeatSpec
 from dicegame.models import Game, Player, SeatLink
-from dicegame.review.leaderboards import leaderboards
-from dicegame.review.stats import player_stats
+from dicegame.play import local, selectors
+from dicegame.play.games import guest_games_claim
+from dicegame.play.local import SeatSpec
+from dicegame.screen.view import game_board
 from dicegame.strategy import computer
+from review.leaderboards import leaderboards
+from review.stats import player_stats
 from tests.factories import PASSWORD, UserFactory, befriend
 from tests.test_services import current, snapshot
 
@@ -31,17 +32,17 @@ def local_game(user_actor):
 def play_person_turn(game, actor):
     """Roll once and write the dice where the auto-commit would."""
     t = current(game.pk)
-    services.turn_roll(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used)
+    play.turn_roll(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used)
     t = current(game.pk)
     box = computer.auto_commit_box(t.player.sheet, tuple(t.dice))
-    services.turn_choose_box(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used, box=box.name)
-    services.turn_confirm(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used)
+    play.turn_choose_box(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used, box=box.name)
+    play.turn_confirm(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used)
 
 
 def play_to_the_end(game, actor) -> Game:
     while (game := Game.objects.get(pk=game.pk)).is_active:
         if current(game.pk).player.is_bot:
-            services.game_hurry(game_id=game.pk, actor=actor)
+            play.game_hurry(game_id=game.pk, actor=actor)
         else:
             play_person_turn(game, actor)
     return game
@@ -92,7 +93,7 @@ def test_a_computer_in_the_first_seat_plays_first(user_actor):
     game = local.local_game_create(
         actor=user_actor, seats=[SeatSpec(strength="hard"), SeatSpec(name="Anna"), SeatSpec(name="Ben")]
     )
-    services.game_hurry(game_id=game.pk, actor=user_actor)
+    play.game_hurry(game_id=game.pk, actor=user_actor)
     assert current(game.pk).player.name == "Anna"
 
 
@@ -106,8 +107,8 @@ def test_the_owner_plays_every_person_seat_and_the_computer_its_own(local_game, 
     assert current(local_game.pk).player.is_bot
     with pytest.raises(GameActionError, match="not your turn"):
         t = current(local_game.pk)
-        services.turn_roll(game_id=local_game.pk, actor=user_actor, turn=t.number, roll=0)
-    services.game_hurry(game_id=local_game.pk, actor=user_actor)
+        play.turn_roll(game_id=local_game.pk, actor=user_actor, turn=t.number, roll=0)
+    play.game_hurry(game_id=local_game.pk, actor=user_actor)
     assert current(local_game.pk).player.name == "Anna" and current(local_game.pk).round == 2
 
 
@@ -115,7 +116,7 @@ def test_the_owner_plays_every_person_seat_and_the_computer_its_own(local_game, 
 def test_nobody_else_acts_in_or_sees_a_local_game(local_game, stranger):
     before = snapshot(local_game.pk)
     with pytest.raises(GameNotFound):
-        services.turn_roll(game_id=local_game.pk, actor=stranger, turn=1, roll=0)
+        play.turn_roll(game_id=local_game.pk, actor=stranger, turn=1, roll=0)
     assert snapshot(local_game.pk) == before
     assert not selectors.game_visible(game=local_game, actor=stranger)
 
@@ -134,8 +135,8 @@ def test_the_auto_commit_runs_for_a_person_of_a_local_game(local_game, user_acto
     settings.PENTA_AUTO_COMMIT_SECONDS = 0
     for _ in range(3):
         t = current(local_game.pk)
-        services.turn_roll(game_id=local_game.pk, actor=user_actor, turn=t.number, roll=t.rolls_used)
-    assert services.game_settle(game_id=local_game.pk)
+        play.turn_roll(game_id=local_game.pk, actor=user_actor, turn=t.number, roll=t.rolls_used)
+    assert play.game_settle(game_id=local_game.pk)
     anna = local_game.players.get(seat=0)
     assert len(anna.boxes) == 1 and current(local_game.pk).player.name == "Ben"
 
@@ -158,7 +159,7 @@ def test_the_board_is_the_current_person_s_with_a_pass_screen_before_the_first_r
     board = game_board(game=Game.objects.get(pk=local_game.pk), actor=user_actor)
     assert board.my_turn and board.my_seat.name == "Ben" and board.pass_to == "Ben"
     t = current(local_game.pk)
-    services.turn_roll(game_id=local_game.pk, actor=user_actor, turn=t.number, roll=0)
+    play.turn_roll(game_id=local_game.pk, actor=user_actor, turn=t.number, roll=0)
     board = game_board(game=Game.objects.get(pk=local_game.pk), actor=user_actor)
     assert board.my_turn and board.can_hold and board.pass_to == ""
 
@@ -220,7 +221,7 @@ def test_the_home_page_offers_a_local_game(client, db):
 
 def test_hints_are_off_until_turned_on_for_the_game_which_marks_it(local_game, user_actor):
     assert game_board(game=local_game, actor=user_actor).hints is None
-    services.game_set_hints(game_id=local_game.pk, actor=user_actor, on=True)
+    play.game_set_hints(game_id=local_game.pk, actor=user_actor, on=True)
     game = Game.objects.get(pk=local_game.pk)
     assert game.hints_used
     assert all(p.hints for p in game.players.filter(bot_strength=""))
@@ -350,8 +351,8 @@ def test_local_games_never_count_for_leaderboards(finished, user):
 
 
 def test_a_push_to_the_device_gives_the_current_person_the_controls(local_game, user_actor):
-    from dicegame.board import board_state
-    from dicegame.live.pushes import render_board
+    from dicegame.screen.state import board_state
+    from live.pushes import render_board
 
     play_person_turn(local_game, user_actor)  # Ben's turn now
     game = Game.objects.get(pk=local_game.pk)
@@ -365,8 +366,8 @@ def test_a_push_to_the_device_gives_the_current_person_the_controls(local_game, 
 
 
 def test_the_pass_screen_is_in_dutch(local_game, user_actor):
-    from dicegame.board import board_state
-    from dicegame.live.pushes import render_board
+    from dicegame.screen.state import board_state
+    from live.pushes import render_board
 
     players = list(local_game.players.order_by("seat"))
     html = render_board(board_state(game=local_game, players=players), players[0], "nl")

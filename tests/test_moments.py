@@ -9,7 +9,7 @@ from channels.db import database_sync_to_async
 from django.test import Client
 from django.utils import timezone
 
-from dicegame import services
+from dicegame import play
 from dicegame.models import Game, Player, Turn
 from dicegame.rules.scoring import Box
 from tests.factories import GameFactory, PlayerFactory, TurnFactory
@@ -105,8 +105,8 @@ async def test_moments_reach_every_screen_of_a_live_game():
         Turn.objects.filter(game=game, number=1).update(
             dice=[5] * 5, rolls=[{"dice": [5] * 5, "held": [False] * 5}]
         )
-        services.turn_choose_box(game_id=game.pk, actor=a, turn=1, roll=1, box="PENTA")
-        services.turn_confirm(game_id=game.pk, actor=a, turn=1, roll=1)
+        play.turn_choose_box(game_id=game.pk, actor=a, turn=1, roll=1, box="PENTA")
+        play.turn_confirm(game_id=game.pk, actor=a, turn=1, roll=1)
         return Game.objects.get(pk=game.pk).version
 
     version = await database_sync_to_async(rig_and_score)()
@@ -222,9 +222,9 @@ def test_a_lower_place_is_told(user):
 @pytest.mark.django_db
 def test_a_resigned_game_does_not_claim_a_new_best(user, user_actor):
     finished_solo(user, 10, days_ago=2)
-    game = services.game_create_solo(actor=user_actor)
+    game = play.game_create_solo(actor=user_actor)
     Player.objects.filter(game=game).update(boxes={"CHANCE": 25}, total=25)
-    services.game_resign(game_id=game.pk, actor=user_actor)
+    play.game_resign(game_id=game.pk, actor=user_actor)
     html = logged_in(user).get(f"/games/{game.pk}/").content.decode()
     assert "You resigned this game" in html and "new best" not in html.lower()
 
@@ -237,7 +237,7 @@ async def test_leaving_is_told_to_the_table():
     await to_host.receive_from(timeout=5)
 
     def leave():
-        from dicegame.live import rooms
+        from dicegame.play import rooms
 
         rooms.seat_leave(game_id=game.pk, actor=b)
         return Game.objects.get(pk=game.pk).version
@@ -254,7 +254,7 @@ async def test_leaving_is_told_to_the_table():
 def test_the_computers_penta_is_celebrated_in_the_answer_that_played_it(user, user_actor, how):
     from tests.test_services import place, roll
 
-    game = services.game_create_vs_computer(actor=user_actor, strengths=["hard"])
+    game = play.game_create_vs_computer(actor=user_actor, strengths=["hard"])
     roll(game, user_actor)
     place(game, user_actor, Box.CHANCE)
     # The computer's turn shows a Penta after its third roll: it writes 50 in the Penta box.

@@ -14,9 +14,9 @@ from django.utils import timezone
 
 from accounts import services
 from accounts.models import Profile
-from dicegame.live import presence
-from dicegame.live.models import ServerProcess
 from dicegame.notices import notice_html, notify_user
+from live import presence
+from live.models import ServerProcess
 from penta.asgi import application
 from tests import factories
 from tests.factories import UserFactory

@@ -15,7 +15,7 @@ from django.contrib.staticfiles import finders
 from django.core.management import call_command
 from django.test import Client, override_settings
 
-from dicegame import services
+from dicegame import play
 from dicegame.actors import Actor
 from dicegame.models import Game, Turn
 
@@ -69,7 +69,7 @@ def test_a_guest_s_solo_game_page_fits_the_budget(client):
 @pytest.mark.django_db
 def test_a_live_game_page_with_four_seats_fits_the_budget(host):
     """The heaviest game page: logged in (the notices socket), live (the game socket), four seats."""
-    from dicegame.live import rooms
+    from dicegame.play import rooms
 
     client = Client()
     client.force_login(host)
@@ -80,7 +80,7 @@ def test_a_live_game_page_with_four_seats_fits_the_budget(host):
     rooms.room_start(actor=actor, game_id=game.pk)
     turn = Turn.objects.filter(game=game, completed_at__isnull=True).select_related("player").first()
     if turn.player.user_id == host.pk:
-        services.turn_roll(game_id=game.pk, actor=actor, turn=turn.number, roll=0)
+        play.turn_roll(game_id=game.pk, actor=actor, turn=turn.number, roll=0)
     html = client.get(f"/games/{game.pk}/").content.decode()
     assert "ws-connect" in html
     total = report("live game, 4 seats, logged in, mid-turn", weigh(html))

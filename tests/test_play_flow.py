@@ -12,8 +12,9 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 from django.utils import timezone
 
-from dicegame.live import pushes, rooms
 from dicegame.models import Game, Turn
+from dicegame.play import rooms
+from live import pushes
 from penta.asgi import application
 from tests import factories
 from tests.factories import UserFactory, actor, befriend, client_for
@@ -100,7 +101,7 @@ def test_the_rematch_push_takes_the_first_to_accept_to_the_new_game(
         rematch = rooms.rematch_accept(game_id=game.pk, actor=actor(friend))
     assert callbacks, "the start of the rematch is pushed"
     game.refresh_from_db()
-    [(how, where, event)] = pushes._messages(game, None)
+    [(how, where, event)] = pushes.push_messages(game, None)
     assert (how, where) == ("group", pushes.game_group(game.pk))
     assert f'data-next-game="/games/{rematch.pk}/"' in event["html"]
     assert event["version"] == game.version

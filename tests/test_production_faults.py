@@ -35,11 +35,12 @@ import pytest
 from django.utils import timezone
 
 from accounts.services import friend_request_send
-from dicegame import services
-from dicegame.live import presence, rooms
-from dicegame.live.models import Connection, ServerProcess
+from dicegame import play
 from dicegame.models import Game, Player, Turn
+from dicegame.play import rooms
 from dicegame.rules.scoring import Box
+from live import presence
+from live.models import Connection, ServerProcess
 from tests.daphne_servers import (
     FAST_PRESENCE,
     ROOT,
@@ -131,7 +132,7 @@ def test_idle_sockets_stay_open_and_get_the_next_push(daphne_servers):
             # The other player acts (in this process: the push goes through Redis to daphne).
             version = board.version
             rolled = time.monotonic()
-            await in_db(services.turn_roll, game_id=game.pk, actor=actor(ann), turn=1, roll=0)
+            await in_db(play.turn_roll, game_id=game.pk, actor=actor(ann), turn=1, roll=0)
             roll_took = await board.version_above(version, timeout=5) - rolled
             assert re.search(r'data-die="1" data-value="[1-6]"', board.frames[-1][1]), "no dice in the push"
             # A notice: a friend request made here reaches the idle notification socket.

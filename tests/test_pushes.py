@@ -12,10 +12,11 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from dicegame import services
+from dicegame import play
 from dicegame.actors import Actor
-from dicegame.live import presence, rooms
 from dicegame.models import Turn
+from dicegame.play import rooms
+from live import presence
 from penta.asgi import application
 from tests.factories import UserFactory, befriend, session_cookie
 
@@ -123,8 +124,8 @@ async def test_each_screen_gets_its_own_board_and_no_other_seats_controls():
 @pytest.mark.asyncio
 async def test_what_a_screen_is_pushed_is_what_a_fresh_page_shows():
     game, host, friend, a, _b = await database_sync_to_async(two_player_game)()
-    await database_sync_to_async(services.turn_roll)(game_id=game.pk, actor=a, turn=1, roll=0)
-    await database_sync_to_async(services.turn_toggle_hold)(game_id=game.pk, actor=a, turn=1, roll=1, die=2)
+    await database_sync_to_async(play.turn_roll)(game_id=game.pk, actor=a, turn=1, roll=0)
+    await database_sync_to_async(play.turn_toggle_hold)(game_id=game.pk, actor=a, turn=1, roll=1, die=2)
     # A spectator who comes in the middle of the game gets the board a fresh page shows them.
     to_watcher = await connect(game.pk, None, query=f"?t={game.invite_token}")
     first = await to_watcher.receive_from(timeout=5)
@@ -134,9 +135,7 @@ async def test_what_a_screen_is_pushed_is_what_a_fresh_page_shows():
     # After a change, each screen's push is what a fresh page shows that viewer.
     to_friend = await connect(game.pk, friend)
     await to_friend.receive_from(timeout=5)
-    await database_sync_to_async(services.turn_choose_box)(
-        game_id=game.pk, actor=a, turn=1, roll=1, box="CHANCE"
-    )
+    await database_sync_to_async(play.turn_choose_box)(game_id=game.pk, actor=a, turn=1, roll=1, box="CHANCE")
     version = await database_sync_to_async(lambda: type(game).objects.get(pk=game.pk).version)()
     pushed = {"friend": await frame_with_version(to_friend, version), "watcher": None}
     pushed["watcher"] = await frame_with_version(to_watcher, version)
@@ -187,12 +186,12 @@ def statements(django_capture_on_commit_callbacks, action) -> list[str]:
 def one_turn(game, actor, django_capture_on_commit_callbacks) -> dict[str, list[str]]:
     number = Turn.objects.get(game=game, completed_at__isnull=True).number
     steps = {
-        "roll": lambda: services.turn_roll(game_id=game.pk, actor=actor, turn=number, roll=0),
-        "hold": lambda: services.turn_toggle_hold(game_id=game.pk, actor=actor, turn=number, roll=1, die=1),
-        "choose": lambda: services.turn_choose_box(
+        "roll": lambda: play.turn_roll(game_id=game.pk, actor=actor, turn=number, roll=0),
+        "hold": lambda: play.turn_toggle_hold(game_id=game.pk, actor=actor, turn=number, roll=1, die=1),
+        "choose": lambda: play.turn_choose_box(
             game_id=game.pk, actor=actor, turn=number, roll=1, box="CHANCE"
         ),
-        "confirm": lambda: services.turn_confirm(game_id=game.pk, actor=actor, turn=number, roll=1),
+        "confirm": lambda: play.turn_confirm(game_id=game.pk, actor=actor, turn=number, roll=1),
     }
     return {name: statements(django_capture_on_commit_callbacks, step) for name, step in steps.items()}
 

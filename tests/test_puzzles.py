@@ -10,8 +10,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from dicegame import analysis_store
-from dicegame import services as game_services
+from dicegame import analysis_store, play
 from dicegame.models import Game, Turn
 from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.strategy import Bot, Strategy
@@ -230,15 +229,15 @@ def test_a_daily_challenge_joins_the_pool_only_when_its_day_is_over(person):
 def test_a_game_finished_through_the_services_adds_its_puzzles_at_once(person):
     """Played by a person who writes greedily after one roll: the end analyses it and adds its puzzles."""
     me = actor(person)
-    game = game_services.game_create_solo(actor=me)
+    game = play.game_create_solo(actor=me)
     greedy = Bot("easy")
     for _ in range(13):
         t = Turn.objects.get(game=game, completed_at__isnull=True)
-        game_services.turn_roll(game_id=game.pk, actor=me, turn=t.number, roll=0)
+        play.turn_roll(game_id=game.pk, actor=me, turn=t.number, roll=0)
         t.refresh_from_db()
         choice = greedy.choose_box(t.player.sheet, tuple(t.dice))
-        game_services.turn_choose_box(game_id=game.pk, actor=me, turn=t.number, roll=1, box=choice.name)
-        game_services.turn_confirm(game_id=game.pk, actor=me, turn=t.number, roll=1)
+        play.turn_choose_box(game_id=game.pk, actor=me, turn=t.number, roll=1, box=choice.name)
+        play.turn_confirm(game_id=game.pk, actor=me, turn=t.number, roll=1)
     game.refresh_from_db()
     assert game.is_finished
     sources = PuzzleSource.objects.filter(game=game)

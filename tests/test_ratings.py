@@ -11,10 +11,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from dicegame import services
+from dicegame import play
 from dicegame.errors import GameActionError
-from dicegame.live import rooms
 from dicegame.models import Game, Turn
+from dicegame.play import rooms
 from dicegame.records import STAND_IN_TURN_LIMIT
 from dicegame.rules import glicko2
 from dicegame.strategy.computer import auto_commit_box
@@ -55,14 +55,14 @@ def open_turn(game: Game) -> Turn | None:
 def play_turn(game: Game, user, *, worst: bool = False) -> None:
     """One person's turn: one roll, then the auto-commit's box (or the lowest-scoring box)."""
     t = open_turn(game)
-    services.turn_roll(game_id=game.pk, actor=actor(user), turn=t.number, roll=0)
+    play.turn_roll(game_id=game.pk, actor=actor(user), turn=t.number, roll=0)
     t = open_turn(game)
     dice = tuple(t.dice)
     sheet = t.player.sheet
     options = sheet.options(dice)
     box = min(options, key=lambda b: options[b]) if worst else auto_commit_box(sheet, dice)
-    services.turn_choose_box(game_id=game.pk, actor=actor(user), turn=t.number, roll=1, box=box.name)
-    services.turn_confirm(game_id=game.pk, actor=actor(user), turn=t.number, roll=1)
+    play.turn_choose_box(game_id=game.pk, actor=actor(user), turn=t.number, roll=1, box=box.name)
+    play.turn_confirm(game_id=game.pk, actor=actor(user), turn=t.number, roll=1)
 
 
 def play_out(game: Game, users, *, worst=(), on_turn=None, until_last=False) -> Game:
@@ -70,7 +70,7 @@ def play_out(game: Game, users, *, worst=(), on_turn=None, until_last=False) -> 
     may act instead of the person (return True); `until_last` stops with only the last turn due."""
     by_id = {u.pk: u for u in users}
     for _ in range(400):
-        services.game_settle(game_id=game.pk)
+        play.game_settle(game_id=game.pk)
         game.refresh_from_db()
         if game.is_finished:
             return game
@@ -269,7 +269,7 @@ def test_hints_are_refused_in_a_rated_game(strategy):
     game = rated_room(a, [b])
     version = Game.objects.get(pk=game.pk).version
     with pytest.raises(GameActionError) as refused:
-        services.game_set_hints(game_id=game.pk, actor=actor(a), on=True)
+        play.game_set_hints(game_id=game.pk, actor=actor(a), on=True)
     assert refused.value.status == 409 and "rated" in refused.value.message
     game.refresh_from_db()
     assert game.version == version and not game.hints_used

@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from dicegame import services
+from dicegame import play
 from dicegame.models import Turn
 from dicegame.rules import glicko2
 from ratings.models import PlayerRating, RatingChange
@@ -35,7 +35,7 @@ def at_the_last_turn(users, bots=()):
     game = play_out(game, users, until_last=True)
     last = open_turn(game)
     assert last.round == 13 and not last.player.is_bot
-    services.turn_roll(game_id=game.pk, actor=actor(last.player.user), turn=last.number, roll=0)
+    play.turn_roll(game_id=game.pk, actor=actor(last.player.user), turn=last.number, roll=0)
     Turn.objects.filter(pk=last.pk).update(auto_commit_at=timezone.now() - timedelta(seconds=1))
     return game
 
@@ -43,7 +43,7 @@ def at_the_last_turn(users, bots=()):
 def test_two_settlements_of_the_same_finish_rate_once(strategy):
     users = [UserFactory(username=f"race{i}") for i in range(3)]
     game = at_the_last_turn(users)
-    results = race(2, lambda: services.game_settle(game_id=game.pk))
+    results = race(2, lambda: play.game_settle(game_id=game.pk))
     assert sorted(results) == [False, True], results
     game.refresh_from_db()
     assert game.is_finished
@@ -64,7 +64,7 @@ def test_two_rated_games_sharing_a_person_finish_at_once_without_losing_an_updat
     def settle_one():
         with lock:
             game_id = next(pending)
-        return services.game_settle(game_id=game_id)
+        return play.game_settle(game_id=game_id)
 
     results = race(2, settle_one)
     assert results == [True, True], results

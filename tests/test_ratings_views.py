@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 
 from accounts.services import profile_set_leaderboard_opt_in
-from dicegame.live import rooms
 from dicegame.models import Game, Invitation
+from dicegame.play import rooms
 from ratings.models import PlayerRating, RatingChange
 from tests.conftest import forget_cached
 from tests.factories import UserFactory, actor, befriend, client_for

@@ -13,12 +13,13 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from dicegame import records, selectors, services
-from dicegame.live import rooms
+from dicegame import play, records
 from dicegame.models import Game, Player, Turn
-from dicegame.review import leaderboards as boards_module
-from dicegame.review import stats as statistics
+from dicegame.play import rooms, selectors
 from dicegame.rules.scoring import Box
+from review import head_to_head
+from review import leaderboards as boards_module
+from review import stats as statistics
 from tests.conftest import forget_cached
 from tests.factories import UserFactory, actor, befriend, client_for
 from tests.test_stats import sheet_with, stats_game
@@ -66,7 +67,7 @@ def left_room_game(host, friend, settings) -> Game:
             break
         past = timezone.now() - timedelta(seconds=1)
         Turn.objects.filter(game=game, completed_at__isnull=True).update(deadline_at=past, next_step_at=past)
-        services.game_settle(game_id=game.pk)
+        play.game_settle(game_id=game.pk)
     assert game.is_finished
     return game
 
@@ -99,7 +100,7 @@ def test_the_left_room_exploit_earns_no_records_but_counts_as_played(host, frien
     assert f'data-value="{exploit_total}"' not in page
 
     # Neither won against the other: both left.
-    [h2h] = statistics.head_to_head(user_id=host.pk, other_ids=[friend.pk])
+    [h2h] = head_to_head.head_to_head(user_id=host.pk, other_ids=[friend.pk])
     assert (h2h.games, h2h.wins, h2h.losses, h2h.shared) == (1, 0, 0, 0)
     assert h2h.my_average is None and h2h.their_average is None
 
@@ -128,7 +129,7 @@ def test_a_game_with_exactly_the_limit_still_counts(user):
     boards = {b.key: b for b in boards_module.leaderboards(user_ids=[user.pk], viewer_id=user.pk)}
     assert [(r.value, r.games) for r in boards["best"].rows] == [(49, 1)]
     assert boards["pentas"].rows == []
-    [h2h] = statistics.head_to_head(user_id=user.pk, other_ids=[friend.pk])
+    [h2h] = head_to_head.head_to_head(user_id=user.pk, other_ids=[friend.pk])
     assert (h2h.games, h2h.wins, h2h.my_average) == (2, 2, 49)
 
     rows = {r.game.pk: r for r in selectors.history_page(actor=actor(user), page=1).object_list}
@@ -150,9 +151,9 @@ def test_a_left_game_is_a_loss_for_the_leaver_and_a_win_for_those_still_at_the_t
     theirs = statistics.player_stats(user_id=leaver.pk)
     assert theirs.games == 2 and theirs.wins == 0
 
-    [h2h] = statistics.head_to_head(user_id=user.pk, other_ids=[leaver.pk])
+    [h2h] = head_to_head.head_to_head(user_id=user.pk, other_ids=[leaver.pk])
     assert (h2h.games, h2h.wins, h2h.losses, h2h.shared) == (2, 2, 0, 0)
-    [back] = statistics.head_to_head(user_id=leaver.pk, other_ids=[user.pk])
+    [back] = head_to_head.head_to_head(user_id=leaver.pk, other_ids=[user.pk])
     assert (back.games, back.wins, back.losses) == (2, 0, 2)
 
     rows = {r.game.pk: r for r in selectors.history_page(actor=actor(user), page=1).object_list}
@@ -230,10 +231,10 @@ def test_box_averages_leave_out_games_that_do_not_count(user):
 
 
 def test_a_resigned_game_against_the_computer_is_a_loss_and_says_so(user, strategy):
-    game = services.game_create_vs_computer(actor=actor(user), strengths=["easy"])
-    solo = services.game_create_solo(actor=actor(user))
-    services.game_resign(game_id=game.pk, actor=actor(user))
-    services.game_resign(game_id=solo.pk, actor=actor(user))
+    game = play.game_create_vs_computer(actor=actor(user), strengths=["easy"])
+    solo = play.game_create_solo(actor=actor(user))
+    play.game_resign(game_id=game.pk, actor=actor(user))
+    play.game_resign(game_id=solo.pk, actor=actor(user))
     stats = statistics.player_stats(user_id=user.pk)
     assert stats.games == 2 and stats.wins == 0
     rows = {r.game.pk: r for r in selectors.history_page(actor=actor(user), page=1).object_list}

@@ -6,11 +6,11 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from dicegame import services
+from dicegame import play
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
-from dicegame.live import rooms
 from dicegame.models import Game, Player, Turn
+from dicegame.play import rooms
 from dicegame.rules.scoring import Box
 from tests.factories import UserFactory
 from tests.test_rooms import actor, client_for, started_two_player_game
@@ -22,12 +22,12 @@ HX = {"HTTP_HX_REQUEST": "true"}
 
 
 def test_resign_a_solo_game_finishes_it_with_the_written_total(user, user_actor):
-    game = services.game_create_solo(actor=user_actor)
+    game = play.game_create_solo(actor=user_actor)
     roll(game, user_actor)
     place(game, user_actor, Box.CHANCE)
     roll(game, user_actor)  # a turn in play, never written
     version = Game.objects.get(pk=game.pk).version
-    services.game_resign(game_id=game.pk, actor=user_actor)
+    play.game_resign(game_id=game.pk, actor=user_actor)
     game.refresh_from_db()
     seat = game.players.get()
     assert game.is_finished and game.finished_at is not None and game.version > version
@@ -38,8 +38,8 @@ def test_resign_a_solo_game_finishes_it_with_the_written_total(user, user_actor)
 
 
 def test_resign_against_the_computer_ranks_the_person_last(user, user_actor):
-    game = services.game_create_vs_computer(actor=user_actor, strengths=["easy", "hard"])
-    services.game_resign(game_id=game.pk, actor=user_actor)
+    game = play.game_create_vs_computer(actor=user_actor, strengths=["easy", "hard"])
+    play.game_resign(game_id=game.pk, actor=user_actor)
     players = {p.seat: p for p in Player.objects.filter(game=game)}
     assert players[0].left_at is not None and players[0].rank == 3
     # The computer players, both at 0, share first place.
@@ -48,16 +48,16 @@ def test_resign_against_the_computer_ranks_the_person_last(user, user_actor):
 
 
 def test_resign_refusals_change_nothing(user, user_actor):
-    game = services.game_create_solo(actor=user_actor)
+    game = play.game_create_solo(actor=user_actor)
     stranger = Actor(user_id=UserFactory().pk, name="x")
     before = snapshot(game.pk)
     with pytest.raises(GameNotFound):
-        services.game_resign(game_id=game.pk, actor=stranger)
+        play.game_resign(game_id=game.pk, actor=stranger)
     assert snapshot(game.pk) == before
-    services.game_resign(game_id=game.pk, actor=user_actor)
+    play.game_resign(game_id=game.pk, actor=user_actor)
     before = snapshot(game.pk)
     with pytest.raises(GameActionError, match="This game is over"):
-        services.game_resign(game_id=game.pk, actor=user_actor)
+        play.game_resign(game_id=game.pk, actor=user_actor)
     assert snapshot(game.pk) == before
 
 
@@ -81,7 +81,7 @@ def test_resign_through_the_page(user, user_client):
 def test_friends_games_are_left_not_resigned(host, friend):
     game = started_two_player_game(host, friend)
     with pytest.raises(GameActionError, match="leave the game instead") as exc:
-        services.game_resign(game_id=game.pk, actor=actor(host))
+        play.game_resign(game_id=game.pk, actor=actor(host))
     assert exc.value.status == 400
 
 
@@ -122,13 +122,13 @@ def test_the_table_finishes_and_the_leaver_ranks_last(host, friend):
         t = Turn.objects.filter(game=game, completed_at__isnull=True).select_related("player").get()
         if t.player.user_id == friend.pk:
             Turn.objects.filter(pk=t.pk).update(next_step_at=None)
-            services.game_settle(game_id=game.pk)
+            play.game_settle(game_id=game.pk)
             continue
         roll(game, actor(host))
         t = Turn.objects.get(pk=t.pk)
         box = next(b for b in Box if b.name not in t.player.boxes)
-        services.turn_choose_box(game_id=game.pk, actor=actor(host), turn=t.number, roll=1, box=box.name)
-        services.turn_confirm(game_id=game.pk, actor=actor(host), turn=t.number, roll=1)
+        play.turn_choose_box(game_id=game.pk, actor=actor(host), turn=t.number, roll=1, box=box.name)
+        play.turn_confirm(game_id=game.pk, actor=actor(host), turn=t.number, roll=1)
     players = {p.user_id: p for p in Player.objects.filter(game=game)}
     assert players[friend.pk].sheet.is_complete
     assert players[host.pk].rank == 1 and players[friend.pk].rank == 2
@@ -149,7 +149,7 @@ def test_leave_refusals(host, friend, user):
 
 
 def test_leave_is_only_for_friends_games(user, user_actor):
-    game = services.game_create_solo(actor=user_actor)
+    game = play.game_create_solo(actor=user_actor)
     with pytest.raises(GameActionError) as exc:
         rooms.seat_leave(game_id=game.pk, actor=user_actor)
     assert exc.value.status == 400
@@ -187,11 +187,11 @@ def test_the_finished_result_marks_resigned_and_left_seats(host, friend):
 
 
 def test_a_resigned_game_can_be_reviewed_and_exported(user, user_client, user_actor):
-    game = services.game_create_solo(actor=user_actor)
+    game = play.game_create_solo(actor=user_actor)
     roll(game, user_actor)
     place(game, user_actor, Box.CHANCE)
     roll(game, user_actor)
-    services.game_resign(game_id=game.pk, actor=user_actor)
+    play.game_resign(game_id=game.pk, actor=user_actor)
     review = user_client.get(f"/games/{game.pk}/review/")
     assert review.status_code == 200
     assert '<span class="badge" data-left>resigned</span>' in review.content.decode()
@@ -201,13 +201,13 @@ def test_a_resigned_game_can_be_reviewed_and_exported(user, user_client, user_ac
 
 
 def test_a_local_game_is_not_resigned_by_one_of_its_people(guest_actor):
-    from dicegame import local
-    from dicegame.local import SeatSpec
+    from dicegame.play import local
+    from dicegame.play.local import SeatSpec
 
     game = local.local_game_create(actor=guest_actor, seats=[SeatSpec(name="Anna"), SeatSpec(name="Ben")])
     before = snapshot(game.pk)
     with pytest.raises(GameActionError, match="Only a solo game or one against the computer") as exc:
-        services.game_resign(game_id=game.pk, actor=guest_actor)
+        play.game_resign(game_id=game.pk, actor=guest_actor)
     assert exc.value.status == 400
     assert snapshot(game.pk) == before
 
@@ -220,6 +220,6 @@ def test_a_seat_that_left_cannot_act(host, friend):
     Turn.objects.filter(game=game, completed_at__isnull=True).update(next_step_at=later)
     before = snapshot(game.pk)
     with pytest.raises(GameActionError, match="You have already left this game") as exc:
-        services.turn_roll(game_id=game.pk, actor=actor(host), turn=1, roll=0)
+        play.turn_roll(game_id=game.pk, actor=actor(host), turn=1, roll=0)
     assert exc.value.status == 403
     assert snapshot(game.pk) == before

@@ -12,12 +12,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from dicegame import analysis_store, services
+from dicegame import analysis_store, play
 from dicegame.models import Game, GameAnalysis, Player, Turn
-from dicegame.review import replay
 from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.strategy import analysis as A
 from dicegame.strategy import computer
+from review import replay
 from tests.conftest import forget_cached
 from tests.factories import GameFactory, PlayerFactory, UserFactory
 from tests.test_analysis import bot_game_logs
@@ -134,17 +134,17 @@ def test_two_first_views_store_one_analysis(vs_hard):
 
 
 def test_a_game_played_through_the_services_is_reviewed(user_actor, user_client):
-    game = services.game_create_vs_computer(actor=user_actor, strengths=["hard"])
+    game = play.game_create_vs_computer(actor=user_actor, strengths=["hard"])
     for _ in range(13):
         t = Turn.objects.get(game=game, completed_at__isnull=True)
-        services.turn_roll(game_id=game.pk, actor=user_actor, turn=t.number, roll=0)
+        play.turn_roll(game_id=game.pk, actor=user_actor, turn=t.number, roll=0)
         t.refresh_from_db()
         box = computer.auto_commit_box(t.player.sheet, tuple(t.dice))
-        services.turn_choose_box(game_id=game.pk, actor=user_actor, turn=t.number, roll=1, box=box.name)
-        services.turn_confirm(game_id=game.pk, actor=user_actor, turn=t.number, roll=1)
+        play.turn_choose_box(game_id=game.pk, actor=user_actor, turn=t.number, roll=1, box=box.name)
+        play.turn_confirm(game_id=game.pk, actor=user_actor, turn=t.number, roll=1)
         game.refresh_from_db()
         if not game.is_finished:
-            services.game_hurry(game_id=game.pk, actor=user_actor)
+            play.game_hurry(game_id=game.pk, actor=user_actor)
     game.refresh_from_db()
     assert game.is_finished
     response = user_client.get(f"/games/{game.pk}/review/")
@@ -344,31 +344,9 @@ def test_the_analysis_is_stored_when_the_game_ends(user_actor):
     from dicegame.models import GameAnalysis
     from tests.test_services import play_whole_game
 
-    game = services.game_create_solo(actor=user_actor)
+    game = play.game_create_solo(actor=user_actor)
     play_whole_game(game, user_actor)
     assert GameAnalysis.objects.filter(game=game).exists()
-
-
-def test_the_review_package_does_not_import_services_back():
-    """services imports review.analysis_store to analyse a finished game; nothing in review may import
-    services at run time (a type-only import is fine), or the two would import each other again."""
-    import ast
-    import pathlib
-
-    import dicegame.review
-
-    for path in pathlib.Path(dicegame.review.__file__).parent.glob("*.py"):
-        tree = ast.parse(path.read_text())
-        type_only = {
-            id(n)
-            for node in ast.walk(tree)
-            if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"
-            for n in ast.walk(node)
-        }
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and id(node) not in type_only:
-                names = {node.module} | {f"{node.module}.{a.name}" for a in node.names}
-                assert "dicegame.services" not in names, path.name
 
 
 # -- luck against skill, optimal play on these dice ----------------------------------------------------

@@ -2,11 +2,11 @@
 
 import pytest
 
-from accounts.selectors import game_invitations_pending
-from dicegame import selectors, services
+from dicegame import play
 from dicegame.errors import GameActionError, GameNotFound
-from dicegame.live import rooms
 from dicegame.models import Game, Invitation
+from dicegame.play import rooms, selectors
+from dicegame.play.lobby import game_invitations_pending
 from tests.factories import UserFactory, actor, befriend, client_for
 from tests.test_services import snapshot
 
@@ -270,9 +270,9 @@ def test_turn_actions_on_a_cancelled_room_are_refused(room, host):
     rooms.room_cancel(game_id=room.pk, actor=actor(host))
     before = room_snapshot(room.pk)
     with pytest.raises(GameActionError, match=CANCELLED):
-        services.turn_roll(game_id=room.pk, actor=actor(host), turn=1, roll=0)
+        play.turn_roll(game_id=room.pk, actor=actor(host), turn=1, roll=0)
     with pytest.raises(GameActionError, match=CANCELLED):
-        services.game_hurry(game_id=room.pk, actor=actor(host))
+        play.game_hurry(game_id=room.pk, actor=actor(host))
     assert room_snapshot(room.pk) == before
 
 

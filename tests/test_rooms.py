@@ -6,11 +6,12 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from dicegame import services
+from dicegame import play
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
-from dicegame.live import presence, rooms
 from dicegame.models import Game, Invitation, Turn
+from dicegame.play import rooms
+from live import presence
 from tests.factories import UserFactory, actor, befriend, client_for
 from tests.test_services import current, snapshot
 
@@ -140,18 +141,18 @@ def test_start_needs_two_seats(room, host):
 
 def test_no_turn_actions_before_the_start(room, host):
     with pytest.raises(GameActionError, match="not started"):
-        services.turn_roll(game_id=room.pk, actor=actor(host), turn=1, roll=0)
+        play.turn_roll(game_id=room.pk, actor=actor(host), turn=1, roll=0)
 
 
 def test_only_the_seat_whose_turn_it_is_can_act(host, friend):
     game = started_two_player_game(host, friend)
     before = snapshot(game.pk)
     with pytest.raises(GameActionError, match="not your turn"):
-        services.turn_roll(game_id=game.pk, actor=actor(friend), turn=1, roll=0)
+        play.turn_roll(game_id=game.pk, actor=actor(friend), turn=1, roll=0)
     spectator = UserFactory()
     befriend(spectator, friend)
     with pytest.raises(GameNotFound):
-        services.turn_roll(game_id=game.pk, actor=actor(spectator), turn=1, roll=0)
+        play.turn_roll(game_id=game.pk, actor=actor(spectator), turn=1, roll=0)
     assert snapshot(game.pk) == before
 
 
@@ -172,7 +173,7 @@ def test_turn_timer_plays_the_turn_and_two_misses_hand_the_seat_to_the_computer(
         t = current(game.pk)
         assert t.player.user == host
         Turn.objects.filter(pk=t.pk).update(deadline_at=timezone.now() - timedelta(seconds=1))
-        services.game_settle(game_id=game.pk)
+        play.game_settle(game_id=game.pk)
         t.refresh_from_db()
         assert t.is_complete and t.stand_in and not t.auto_committed
         seat = game.players.get(user=host)
@@ -180,20 +181,20 @@ def test_turn_timer_plays_the_turn_and_two_misses_hand_the_seat_to_the_computer(
         assert seat.stand_in == (expected_missed == 2)
         # The friend plays their turn.
         f = current(game.pk)
-        services.turn_roll(game_id=game.pk, actor=actor(friend), turn=f.number, roll=0)
-        services.turn_choose_box(
+        play.turn_roll(game_id=game.pk, actor=actor(friend), turn=f.number, roll=0)
+        play.turn_choose_box(
             game_id=game.pk, actor=actor(friend), turn=f.number, roll=1, box=f.player.sheet.open_boxes[0].name
         )
-        services.turn_confirm(game_id=game.pk, actor=actor(friend), turn=f.number, roll=1)
+        play.turn_confirm(game_id=game.pk, actor=actor(friend), turn=f.number, roll=1)
     # Now the computer keeps the host's seat: their turn is played at the computer's pace.
     t = current(game.pk)
     assert t.player.user == host and t.stand_in and t.next_step_at is not None
     with pytest.raises(GameActionError, match="take it back"):
-        services.turn_roll(game_id=game.pk, actor=actor(host), turn=t.number, roll=0)
+        play.turn_roll(game_id=game.pk, actor=actor(host), turn=t.number, roll=0)
     rooms.seat_take_back(game_id=game.pk, actor=actor(host))
     t.refresh_from_db()
     assert not t.stand_in and t.next_step_at is None
-    services.turn_roll(game_id=game.pk, actor=actor(host), turn=t.number, roll=t.rolls_used)
+    play.turn_roll(game_id=game.pk, actor=actor(host), turn=t.number, roll=t.rolls_used)
     seat = game.players.get(user=host)
     assert not seat.stand_in and seat.missed_turns == 0
 
@@ -202,14 +203,14 @@ def test_own_action_resets_the_missed_count(host, friend):
     game = started_two_player_game(host, friend)
     t = current(game.pk)
     Turn.objects.filter(pk=t.pk).update(deadline_at=timezone.now() - timedelta(seconds=1))
-    services.game_settle(game_id=game.pk)
+    play.game_settle(game_id=game.pk)
     f = current(game.pk)
-    services.turn_roll(game_id=game.pk, actor=actor(friend), turn=f.number, roll=0)
+    play.turn_roll(game_id=game.pk, actor=actor(friend), turn=f.number, roll=0)
     assert game.players.get(user=host).missed_turns == 1
-    services.turn_choose_box(game_id=game.pk, actor=actor(friend), turn=f.number, roll=1, box="CHANCE")
-    services.turn_confirm(game_id=game.pk, actor=actor(friend), turn=f.number, roll=1)
+    play.turn_choose_box(game_id=game.pk, actor=actor(friend), turn=f.number, roll=1, box="CHANCE")
+    play.turn_confirm(game_id=game.pk, actor=actor(friend), turn=f.number, roll=1)
     t = current(game.pk)
-    services.turn_roll(game_id=game.pk, actor=actor(host), turn=t.number, roll=0)
+    play.turn_roll(game_id=game.pk, actor=actor(host), turn=t.number, roll=0)
     assert game.players.get(user=host).missed_turns == 0
 
 
@@ -290,7 +291,7 @@ def test_idle_rooms_expire_and_finished_games_stay(host, friend):
     statuses = dict(Game.objects.values_list("pk", "status"))
     assert statuses == {idle.pk: "expired", done.pk: "finished", fresh.pk: "open"}
     with pytest.raises(GameActionError, match="expired"):
-        services.turn_roll(game_id=idle.pk, actor=actor(host), turn=1, roll=0)
+        play.turn_roll(game_id=idle.pk, actor=actor(host), turn=1, roll=0)
 
 
 def test_lobby_page_for_host_invited_friend_and_stranger(room, host, friend):

@@ -6,7 +6,7 @@ import re
 import pytest
 from django.test import Client
 
-from dicegame import services
+from dicegame import play
 from dicegame.models import Turn
 from dicegame.rules.scoring import Box
 from tests.factories import PlayerFactory, TurnFactory
@@ -91,8 +91,8 @@ def test_a_true_sacrifice_needs_no_confirmation(user):
 def test_the_service_refuses_an_unconfirmed_zero(user, user_actor):
     game, turn = rigged(user, STRAIGHT)
     before = snapshot(game.pk)
-    with pytest.raises(services.ZeroNeedsConfirmation) as exc:
-        services.turn_choose_box(
+    with pytest.raises(play.ZeroNeedsConfirmation) as exc:
+        play.turn_choose_box(
             game_id=game.pk, actor=user_actor, turn=turn, roll=1, box="FULL_HOUSE", confirm_zero=False
         )
     assert exc.value.status == 409 and exc.value.box == "FULL_HOUSE"

@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from dicegame import services
+from dicegame import play
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
 from dicegame.models import Game, Player, Turn
@@ -32,14 +32,14 @@ def current(game_id: int) -> Turn:
 def roll(game, actor, times=1):
     for _ in range(times):
         t = current(game.pk)
-        services.turn_roll(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used)
+        play.turn_roll(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used)
     return current(game.pk)
 
 
 def place(game, actor, box: Box):
     t = current(game.pk)
-    services.turn_choose_box(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used, box=box.name)
-    services.turn_confirm(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used)
+    play.turn_choose_box(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used, box=box.name)
+    play.turn_confirm(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used)
 
 
 def rigged_turn(actor_user, dice_values, boxes=None, penta_bonus=0, rolls=1):
@@ -60,11 +60,11 @@ def rigged_turn(actor_user, dice_values, boxes=None, penta_bonus=0, rolls=1):
 
 @pytest.fixture
 def solo(user_actor):
-    return services.game_create_solo(actor=user_actor)
+    return play.game_create_solo(actor=user_actor)
 
 
 def test_create_solo_game_for_a_guest_commits_to_the_seed(guest_actor):
-    game = services.game_create_solo(actor=guest_actor)
+    game = play.game_create_solo(actor=guest_actor)
     assert game.kind == Game.Kind.SOLO
     assert game.seed_commitment == dice.commitment(game.seed)
     seat = game.players.get()
@@ -75,7 +75,7 @@ def test_create_solo_game_for_a_guest_commits_to_the_seed(guest_actor):
 
 def test_create_without_identity_is_refused():
     with pytest.raises(GameActionError):
-        services.game_create_solo(actor=Actor())
+        play.game_create_solo(actor=Actor())
 
 
 def test_roll_uses_the_games_seed(solo, user_actor):
@@ -88,8 +88,8 @@ def test_roll_uses_the_games_seed(solo, user_actor):
 def test_held_dice_survive_the_reroll_and_are_logged(solo, user_actor):
     t = roll(solo, user_actor)
     first = list(t.dice)
-    services.turn_toggle_hold(game_id=solo.pk, actor=user_actor, turn=1, roll=1, die=2)
-    services.turn_toggle_hold(game_id=solo.pk, actor=user_actor, turn=1, roll=1, die=4)
+    play.turn_toggle_hold(game_id=solo.pk, actor=user_actor, turn=1, roll=1, die=2)
+    play.turn_toggle_hold(game_id=solo.pk, actor=user_actor, turn=1, roll=1, die=4)
     t = roll(solo, user_actor)
     assert t.dice[1] == first[1] and t.dice[3] == first[3]
     assert t.rolls[1]["held"] == [False, True, False, True, False]
@@ -100,8 +100,8 @@ def test_held_dice_survive_the_reroll_and_are_logged(solo, user_actor):
 
 def test_hold_toggles_back(solo, user_actor):
     roll(solo, user_actor)
-    services.turn_toggle_hold(game_id=solo.pk, actor=user_actor, turn=1, roll=1, die=3)
-    services.turn_toggle_hold(game_id=solo.pk, actor=user_actor, turn=1, roll=1, die=3)
+    play.turn_toggle_hold(game_id=solo.pk, actor=user_actor, turn=1, roll=1, die=3)
+    play.turn_toggle_hold(game_id=solo.pk, actor=user_actor, turn=1, roll=1, die=3)
     assert current(solo.pk).held == [False] * 5
 
 
@@ -110,42 +110,42 @@ def test_hold_toggles_back(solo, user_actor):
     [
         (
             lambda g, a: roll(g, a, 3),
-            lambda g, a: services.turn_roll(game_id=g.pk, actor=a, turn=1, roll=3),
+            lambda g, a: play.turn_roll(game_id=g.pk, actor=a, turn=1, roll=3),
             "three times",
         ),
         (
             lambda g, a: None,
-            lambda g, a: services.turn_toggle_hold(game_id=g.pk, actor=a, turn=1, roll=0, die=1),
+            lambda g, a: play.turn_toggle_hold(game_id=g.pk, actor=a, turn=1, roll=0, die=1),
             "Roll first",
         ),
         (
             lambda g, a: None,
-            lambda g, a: services.turn_confirm(game_id=g.pk, actor=a, turn=1, roll=0),
+            lambda g, a: play.turn_confirm(game_id=g.pk, actor=a, turn=1, roll=0),
             "Roll first",
         ),
         (
             lambda g, a: None,
-            lambda g, a: services.turn_choose_box(game_id=g.pk, actor=a, turn=1, roll=0, box="CHANCE"),
+            lambda g, a: play.turn_choose_box(game_id=g.pk, actor=a, turn=1, roll=0, box="CHANCE"),
             "Roll first",
         ),
         (
             lambda g, a: roll(g, a),
-            lambda g, a: services.turn_confirm(game_id=g.pk, actor=a, turn=1, roll=1),
+            lambda g, a: play.turn_confirm(game_id=g.pk, actor=a, turn=1, roll=1),
             "Choose a box",
         ),
         (
             lambda g, a: roll(g, a),
-            lambda g, a: services.turn_roll(game_id=g.pk, actor=a, turn=1, roll=0),
+            lambda g, a: play.turn_roll(game_id=g.pk, actor=a, turn=1, roll=0),
             "moved on",
         ),
         (
             lambda g, a: roll(g, a),
-            lambda g, a: services.turn_roll(game_id=g.pk, actor=a, turn=2, roll=1),
+            lambda g, a: play.turn_roll(game_id=g.pk, actor=a, turn=2, roll=1),
             "moved on",
         ),
         (
             lambda g, a: roll(g, a, 3),
-            lambda g, a: services.turn_toggle_hold(game_id=g.pk, actor=a, turn=1, roll=3, die=1),
+            lambda g, a: play.turn_toggle_hold(game_id=g.pk, actor=a, turn=1, roll=3, die=1),
             "No rolls",
         ),
     ],
@@ -172,10 +172,10 @@ def test_refused_actions_change_nothing(solo, user_actor, setup, attempt, messag
 def test_rolling_with_all_five_held_is_refused(solo, user_actor):
     roll(solo, user_actor)
     for die in range(1, 6):
-        services.turn_toggle_hold(game_id=solo.pk, actor=user_actor, turn=1, roll=1, die=die)
+        play.turn_toggle_hold(game_id=solo.pk, actor=user_actor, turn=1, roll=1, die=die)
     before = snapshot(solo.pk)
     with pytest.raises(GameActionError, match="All five dice are held"):
-        services.turn_roll(game_id=solo.pk, actor=user_actor, turn=1, roll=1)
+        play.turn_roll(game_id=solo.pk, actor=user_actor, turn=1, roll=1)
     assert snapshot(solo.pk) == before
 
 
@@ -183,7 +183,7 @@ def test_filled_box_is_refused(user, user_actor):
     game = rigged_turn(user, [1, 2, 3, 4, 6], boxes={Box.CHANCE: 17})
     before = snapshot(game.pk)
     with pytest.raises(GameActionError, match="Chance is already filled"):
-        services.turn_choose_box(game_id=game.pk, actor=user_actor, turn=2, roll=1, box="CHANCE")
+        play.turn_choose_box(game_id=game.pk, actor=user_actor, turn=2, roll=1, box="CHANCE")
     assert snapshot(game.pk) == before
 
 
@@ -191,15 +191,15 @@ def test_box_forbidden_by_the_forced_joker_is_refused(user, user_actor):
     game = rigged_turn(user, [4] * 5, boxes={Box.PENTA: 50})
     before = snapshot(game.pk)
     with pytest.raises(GameActionError, match="forced joker") as exc:
-        services.turn_choose_box(game_id=game.pk, actor=user_actor, turn=2, roll=1, box="FULL_HOUSE")
+        play.turn_choose_box(game_id=game.pk, actor=user_actor, turn=2, roll=1, box="FULL_HOUSE")
     assert "Fours" in exc.value.message
     assert snapshot(game.pk) == before
 
 
 def test_penta_bonus_is_written_with_the_joker(user, user_actor):
     game = rigged_turn(user, [4] * 5, boxes={Box.PENTA: 50})
-    services.turn_choose_box(game_id=game.pk, actor=user_actor, turn=2, roll=1, box="FOURS")
-    services.turn_confirm(game_id=game.pk, actor=user_actor, turn=2, roll=1)
+    play.turn_choose_box(game_id=game.pk, actor=user_actor, turn=2, roll=1, box="FOURS")
+    play.turn_confirm(game_id=game.pk, actor=user_actor, turn=2, roll=1)
     done = Turn.objects.get(game=game, number=2)
     assert (done.box, done.points, done.bonus, done.auto_committed) == ("FOURS", 20, 100, False)
     player = game.players.get()
@@ -210,7 +210,7 @@ def test_penta_bonus_is_written_with_the_joker(user, user_actor):
 def test_unknown_box_is_a_bad_request(solo, user_actor, box, status):
     roll(solo, user_actor)
     with pytest.raises(GameActionError) as exc:
-        services.turn_choose_box(game_id=solo.pk, actor=user_actor, turn=1, roll=1, box=box)
+        play.turn_choose_box(game_id=solo.pk, actor=user_actor, turn=1, roll=1, box=box)
     assert exc.value.status == status
 
 
@@ -218,7 +218,7 @@ def test_unknown_box_is_a_bad_request(solo, user_actor, box, status):
 def test_die_out_of_range_is_a_bad_request(solo, user_actor, die):
     roll(solo, user_actor)
     with pytest.raises(GameActionError) as exc:
-        services.turn_toggle_hold(game_id=solo.pk, actor=user_actor, turn=1, roll=1, die=die)
+        play.turn_toggle_hold(game_id=solo.pk, actor=user_actor, turn=1, roll=1, die=die)
     assert exc.value.status == 400
 
 
@@ -226,10 +226,10 @@ def test_someone_elses_game_does_not_exist_for_you(solo):
     stranger = Actor(user_id=UserFactory().pk)
     before = snapshot(solo.pk)
     for attempt in (
-        lambda: services.turn_roll(game_id=solo.pk, actor=stranger, turn=1, roll=0),
-        lambda: services.turn_toggle_hold(game_id=solo.pk, actor=stranger, turn=1, roll=0, die=1),
-        lambda: services.turn_choose_box(game_id=solo.pk, actor=stranger, turn=1, roll=0, box="ONES"),
-        lambda: services.turn_confirm(game_id=solo.pk, actor=stranger, turn=1, roll=0),
+        lambda: play.turn_roll(game_id=solo.pk, actor=stranger, turn=1, roll=0),
+        lambda: play.turn_toggle_hold(game_id=solo.pk, actor=stranger, turn=1, roll=0, die=1),
+        lambda: play.turn_choose_box(game_id=solo.pk, actor=stranger, turn=1, roll=0, box="ONES"),
+        lambda: play.turn_confirm(game_id=solo.pk, actor=stranger, turn=1, roll=0),
     ):
         with pytest.raises(GameNotFound):
             attempt()
@@ -237,14 +237,14 @@ def test_someone_elses_game_does_not_exist_for_you(solo):
 
 
 def test_a_guest_cannot_act_in_another_guests_game(guest_actor):
-    game = services.game_create_solo(actor=guest_actor)
+    game = play.game_create_solo(actor=guest_actor)
     with pytest.raises(GameNotFound):
-        services.turn_roll(game_id=game.pk, actor=Actor(guest_key="someone-else"), turn=1, roll=0)
+        play.turn_roll(game_id=game.pk, actor=Actor(guest_key="someone-else"), turn=1, roll=0)
 
 
 def test_unknown_game(user_actor):
     with pytest.raises(GameNotFound):
-        services.turn_roll(game_id=999999, actor=user_actor, turn=1, roll=0)
+        play.turn_roll(game_id=999999, actor=user_actor, turn=1, roll=0)
 
 
 def play_whole_game(game, actor):
@@ -274,7 +274,7 @@ def test_any_action_on_a_finished_game_is_refused(solo, user_actor):
     play_whole_game(solo, user_actor)
     before = snapshot(solo.pk)
     with pytest.raises(GameActionError, match="over"):
-        services.turn_roll(game_id=solo.pk, actor=user_actor, turn=14, roll=0)
+        play.turn_roll(game_id=solo.pk, actor=user_actor, turn=14, roll=0)
     assert snapshot(solo.pk) == before
 
 
@@ -282,18 +282,18 @@ def test_third_roll_starts_the_countdown_and_choosing_stops_it(solo, user_actor,
     t = roll(solo, user_actor, 2)
     assert t.auto_commit_at is None
     t = roll(solo, user_actor)
-    remaining = services.turn_auto_commit_remaining(t)
+    remaining = play.turn_auto_commit_remaining(t)
     assert 0 < remaining <= settings.PENTA_AUTO_COMMIT_SECONDS
-    services.turn_choose_box(game_id=solo.pk, actor=user_actor, turn=1, roll=3, box="CHANCE")
+    play.turn_choose_box(game_id=solo.pk, actor=user_actor, turn=1, roll=3, box="CHANCE")
     assert current(solo.pk).auto_commit_at is None
 
 
 def test_overdue_auto_commit_is_applied_once_by_the_server(solo, user_actor):
     t = roll(solo, user_actor, 3)
-    assert services.game_settle(game_id=solo.pk) is False  # not due yet
+    assert play.game_settle(game_id=solo.pk) is False  # not due yet
     Turn.objects.filter(pk=t.pk).update(auto_commit_at=timezone.now() - timedelta(seconds=1))
-    assert services.game_settle(game_id=solo.pk) is True
-    assert services.game_settle(game_id=solo.pk) is False
+    assert play.game_settle(game_id=solo.pk) is True
+    assert play.game_settle(game_id=solo.pk) is False
     done = Turn.objects.get(pk=t.pk)
     expected = computer.auto_commit_box(Scoresheet(), tuple(t.dice))
     assert done.auto_committed and done.box == expected.name
@@ -304,17 +304,17 @@ def test_an_action_after_the_deadline_finds_the_turn_already_written(solo, user_
     t = roll(solo, user_actor, 3)
     Turn.objects.filter(pk=t.pk).update(auto_commit_at=timezone.now() - timedelta(seconds=1))
     with pytest.raises(GameActionError, match="moved on"):
-        services.turn_choose_box(game_id=solo.pk, actor=user_actor, turn=1, roll=3, box="CHANCE")
+        play.turn_choose_box(game_id=solo.pk, actor=user_actor, turn=1, roll=3, box="CHANCE")
     # The auto-commit stands even though the late action was refused.
     assert Turn.objects.get(pk=t.pk).auto_committed
 
 
 def test_sweep_settles_every_overdue_game(user_actor, guest_actor):
-    games = [services.game_create_solo(actor=a) for a in (user_actor, guest_actor)]
+    games = [play.game_create_solo(actor=a) for a in (user_actor, guest_actor)]
     for game, actor in zip(games, (user_actor, guest_actor), strict=True):
         roll(game, actor, 3)
     Turn.objects.update(auto_commit_at=timezone.now() - timedelta(seconds=1))
-    assert services.games_settle_overdue() == 2
+    assert play.games_settle_overdue() == 2
     assert Turn.objects.filter(auto_committed=True).count() == 2
 
 

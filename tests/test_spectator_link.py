@@ -8,8 +8,8 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
-from dicegame.live import rooms
 from dicegame.models import Game
+from dicegame.play import rooms
 from penta.asgi import application
 from tests.conftest import forget_cached
 from tests.factories import UserFactory, actor, befriend, client_for

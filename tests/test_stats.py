@@ -13,11 +13,12 @@ from django.utils import timezone
 from accounts.models import Profile
 from dicegame import charts
 from dicegame.models import Game, GameAnalysis, Player
-from dicegame.review import leaderboards as boards_module
-from dicegame.review import stats as statistics
 from dicegame.rules import dice
 from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.strategy import analysis as A
+from review import head_to_head, yardsticks
+from review import leaderboards as boards_module
+from review import stats as statistics
 from tests.conftest import forget_cached
 from tests.factories import UserFactory, befriend
 from tests.test_review import make_game
@@ -180,16 +181,16 @@ def test_player_stats_by_kind_wins_totals_and_rates(user, history):
     boxes = {b.box: b for b in stats.boxes}
     assert boxes[Box.CHANCE].average == pytest.approx((22 + 20 + 10) / 5)
     assert boxes[Box.SIXES].average == pytest.approx((18 + 30) / 5)
-    assert boxes[Box.PENTA].optimal == statistics.OPTIMAL_BOX_AVERAGES["PENTA"][0]
+    assert boxes[Box.PENTA].optimal == yardsticks.OPTIMAL_BOX_AVERAGES["PENTA"][0]
     assert "<svg" in stats.histogram and "<rect" in stats.histogram
 
 
 def test_head_to_head_against_a_friend(user, history):
-    [h2h] = statistics.head_to_head(user_id=user.pk, other_ids=[history.pk])
+    [h2h] = head_to_head.head_to_head(user_id=user.pk, other_ids=[history.pk])
     assert (h2h.username, h2h.games, h2h.wins, h2h.losses, h2h.shared) == ("fran", 2, 0, 1, 1)
     assert h2h.my_average == pytest.approx(25) and h2h.their_average == pytest.approx(50)
     lonely = UserFactory()
-    [none] = statistics.head_to_head(user_id=user.pk, other_ids=[lonely.pk])
+    [none] = head_to_head.head_to_head(user_id=user.pk, other_ids=[lonely.pk])
     assert none.games == 0 and none.my_average is None
 
 
@@ -339,10 +340,10 @@ def test_catch_up_analysis_is_bounded_too(user, user_client, django_assert_max_n
 
 
 def test_optimal_box_averages_cover_every_box_and_agree_with_a_fresh_simulation():
-    assert set(statistics.OPTIMAL_BOX_AVERAGES) == {b.name for b in Box}
+    assert set(yardsticks.OPTIMAL_BOX_AVERAGES) == {b.name for b in Box}
     games = 60
-    fresh = statistics.optimal_box_averages(games, seed=dice.new_seed())
-    for name, (mean, _se) in statistics.OPTIMAL_BOX_AVERAGES.items():
+    fresh = yardsticks.optimal_box_averages(games, seed=dice.new_seed())
+    for name, (mean, _se) in yardsticks.OPTIMAL_BOX_AVERAGES.items():
         # 60 games: each box's average within 5 standard errors (a box scores at most 50).
         sd_bound = 50 / 2
         assert abs(fresh[name][0] - mean) < 5 * sd_bound / math.sqrt(games), name
@@ -372,12 +373,12 @@ def test_accuracy_luck_and_the_boxes_where_points_are_lost(user, user_client):
     # The yardstick: the computer players' typical accuracy, and what accuracy means.
     table = re.search(r"<table[^>]*data-bot-accuracy.*?</table>", html, re.S).group(0)
     assert 'data-strength="hard"' in table and "100.0" in table
-    assert 'data-strength="easy"' in table and f"{statistics.BOT_ACCURACY['easy'][0]:.1f}" in table
+    assert 'data-strength="easy"' in table and f"{yardsticks.BOT_ACCURACY['easy'][0]:.1f}" in table
     assert "data-accuracy-explained" in html and "style=" not in html
 
 
 def test_the_bot_accuracy_figures_order_the_strengths():
-    figures = statistics.BOT_ACCURACY
+    figures = yardsticks.BOT_ACCURACY
     assert figures["hard"][0] == 100.0 > figures["medium"][0] > figures["easy"][0]
     for median, low, high, _loss in figures.values():
         assert low <= median <= high
@@ -388,5 +389,5 @@ def test_head_to_head_reads_a_fixed_number_of_queries(user, django_assert_max_nu
     friend = UserFactory()
     bulk_history(user, 300, opponent=friend, analysed=True)
     with django_assert_max_num_queries(4):
-        [h2h] = statistics.head_to_head(user_id=user.pk, other_ids=[friend.pk])
+        [h2h] = head_to_head.head_to_head(user_id=user.pk, other_ids=[friend.pk])
     assert h2h.games == 100 and h2h.wins + h2h.losses + h2h.shared == 100  # the friends games of the mix

@@ -21,8 +21,8 @@ from django.utils import timezone
 
 from accounts.models import Friendship
 from dicegame.actors import Actor
-from dicegame.live import rooms
 from dicegame.models import Player, Turn
+from dicegame.play import rooms
 from tests.conftest import require_redis
 from tests.factories import UserFactory, session_cookie
 

@@ -7,8 +7,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from dicegame import services
-from dicegame.actors import GUEST_SESSION_KEY
+from dicegame import play
+from dicegame.actors import GUEST_SESSION_KEY, Actor
 from dicegame.models import Game, Turn
 from dicegame.rules.scoring import Box
 from dicegame.strategy import computer
@@ -21,7 +21,7 @@ HX = {"HTTP_HX_REQUEST": "true"}
 
 @pytest.fixture
 def game(user_actor):
-    return services.game_create_solo(actor=user_actor)
+    return play.game_create_solo(actor=user_actor)
 
 
 def post_action(client, game, action, *, turn=None, roll=None, htmx=True, **extra):
@@ -240,11 +240,11 @@ def test_finished_game_page_shows_result_log_and_seed(user_client, user_actor, g
 def test_htmx_action_that_ends_the_game_reloads_the_page(user_client, user_actor, game):
     for _ in range(12):
         t = current(game.pk)
-        services.turn_roll(game_id=game.pk, actor=user_actor, turn=t.number, roll=0)
+        play.turn_roll(game_id=game.pk, actor=user_actor, turn=t.number, roll=0)
         t = current(game.pk)
         box = computer.auto_commit_box(t.player.sheet, tuple(t.dice))
-        services.turn_choose_box(game_id=game.pk, actor=user_actor, turn=t.number, roll=1, box=box.name)
-        services.turn_confirm(game_id=game.pk, actor=user_actor, turn=t.number, roll=1)
+        play.turn_choose_box(game_id=game.pk, actor=user_actor, turn=t.number, roll=1, box=box.name)
+        play.turn_confirm(game_id=game.pk, actor=user_actor, turn=t.number, roll=1)
     post_action(user_client, game, "roll")
     t = current(game.pk)
     box = t.player.sheet.open_boxes[0]
@@ -255,8 +255,8 @@ def test_htmx_action_that_ends_the_game_reloads_the_page(user_client, user_actor
 
 def test_history_lists_my_games_newest_first_and_paginates(user, user_client, user_actor, settings):
     settings.PENTA_HISTORY_PAGE_SIZE = 5
-    games = [services.game_create_solo(actor=user_actor) for _ in range(7)]
-    services.game_create_solo(actor=services.Actor(user_id=UserFactory().pk))  # not mine
+    games = [play.game_create_solo(actor=user_actor) for _ in range(7)]
+    play.game_create_solo(actor=Actor(user_id=UserFactory().pk))  # not mine
     html = user_client.get("/games/").content.decode()
     listed = [int(g) for g in re.findall(r'<tr data-game="(\d+)"', html)]
     assert listed == [g.pk for g in reversed(games)][:5]

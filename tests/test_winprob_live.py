@@ -11,9 +11,10 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
-from dicegame import services
-from dicegame.live import pushes, rooms
+from dicegame import play
 from dicegame.models import Game, Turn
+from dicegame.play import rooms
+from live import pushes
 from penta.asgi import application
 from tests.factories import UserFactory, actor, befriend, client_for, session_cookie
 from winprob.models import WinBarChoice
@@ -118,7 +119,7 @@ def test_refused_toggles_answer_4xx_with_a_message_and_change_nothing():
     # A player who has not switched it on gets no figures.
     assert client.get(f"/games/{game.pk}/win-bar/", headers={"HX-Request": "true"}).status_code == 403
     # A solo game has no bar.
-    solo = services.game_create_solo(actor=actor(host))
+    solo = play.game_create_solo(actor=actor(host))
     assert bar_of(client.get(f"/games/{solo.pk}/").content.decode()) == ""
     answer = client.post(f"/games/{solo.pk}/win-bar/toggle/", {"on": "1"}, headers={"HX-Request": "true"})
     assert answer.status_code == 409 and "no winning chances" in answer.content.decode()
@@ -132,7 +133,7 @@ def test_refused_toggles_answer_4xx_with_a_message_and_change_nothing():
 @pytest.mark.django_db
 def test_a_game_against_the_computer_offers_the_bar_to_its_player():
     user = UserFactory(username="ria")
-    game = services.game_create_vs_computer(actor=actor(user), strengths=["hard", "easy"])
+    game = play.game_create_vs_computer(actor=actor(user), strengths=["hard", "easy"])
     client = client_for(user)
     assert 'data-action="win-bar"' in bar_of(client.get(f"/games/{game.pk}/").content.decode())
     answer = client.post(f"/games/{game.pk}/win-bar/toggle/", {"on": "1"}, headers={"HX-Request": "true"})
@@ -163,7 +164,7 @@ async def bar_frame(communicator, wait=3.0) -> str | None:
 
 async def roll(game, user):
     turn = await database_sync_to_async(lambda: Turn.objects.get(game=game, completed_at__isnull=True))()
-    await database_sync_to_async(services.turn_roll)(
+    await database_sync_to_async(play.turn_roll)(
         game_id=game.pk, actor=actor(user), turn=turn.number, roll=turn.rolls_used
     )
 
@@ -241,7 +242,7 @@ async def test_a_roll_pushes_the_bar_in_every_language_in_use_and_a_hold_pushes_
     assert "Kans om te winnen" in next(m["html"] for m in bars if m["language"] == "nl")
     assert all(len(chances_in(m["html"])) == 2 and len(chances_in(m["seat_html"])) == 2 for m in bars)
     turn = await database_sync_to_async(lambda: Turn.objects.get(game=game, completed_at__isnull=True))()
-    await database_sync_to_async(services.turn_toggle_hold)(
+    await database_sync_to_async(play.turn_toggle_hold)(
         game_id=game.pk, actor=actor(host), turn=turn.number, roll=turn.rolls_used, die=1
     )
     assert [m for m in await received(listener) if m["type"] == "win.bar"] == []
@@ -249,8 +250,8 @@ async def test_a_roll_pushes_the_bar_in_every_language_in_use_and_a_hold_pushes_
 
 
 def test_the_socket_forwards_the_bar_by_viewer():
-    from dicegame.live.consumers import GameConsumer
-    from dicegame.live.presence import Opened
+    from dicegame.web.consumers import GameConsumer
+    from live.presence import Opened
 
     event = {"type": "win.bar", "version": 5, "language": "en", "rated": False, "html": "S", "seat_html": "P"}
     for seat_id, wants, rated, expected in [

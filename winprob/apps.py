@@ -6,3 +6,11 @@ class WinprobConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "winprob"
     verbose_name = _("Winning chances")
+
+    def ready(self):
+        # Imported here: an app's modules load once every app's models have.
+        from dicegame import events
+        from winprob import live
+
+        # The bar comes after the board of the same change, off the action's path.
+        events.subscribe(events.BoardPushed, live.on_board_pushed)

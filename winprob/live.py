@@ -1,6 +1,6 @@
 """The winning chances bar on live screens, pushed after the board, computed off the action's path.
 
-`pushes._push_committed` calls `after_push` once the board of a change has been handed to the courier.
+`after_push` runs once the board of a change has been handed to the courier (`events.BoardPushed`).
 If anyone may see the bar (the game has spectators, or a seat's player switched it on in a game that
 is not rated: a hint in the shared cache, set when they switch it on, load the page or open its
 socket) and the change moved the position (a roll, a written box; a hold or a choice of box does not),
@@ -24,16 +24,19 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from asgiref.sync import async_to_sync
 from django.conf import settings
 from django.core.cache import cache
 from django.db import close_old_connections, connections
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from dicegame.board import CHANGE_REGIONS
+from dicegame import courier, events
 from dicegame.models import Game, Player, Turn
 
 from . import chances as wp
+from . import review
+from .models import WinBarChoice
 
 logger = logging.getLogger(__name__)
 
@@ -56,13 +59,17 @@ _wake = threading.Condition()
 _worker: threading.Thread | None = None
 
 
+def on_board_pushed(event: events.BoardPushed) -> None:
+    after_push(event.game, event.change)
+
+
 def after_push(game: Game, change: str | None) -> None:
-    """Called after the board of a committed change was sent (`dicegame.live.pushes`)."""
+    """Called after the board of a committed change was sent (`live.pushes`)."""
     if game.is_finished and game.kind != Game.Kind.SOLO:
         schedule_course(game)
         return
-    if change in CHANGE_REGIONS or not game.is_active:
-        return  # a hold, a choice of box or a screen opening: the position is the same
+    if change is not None or not game.is_active:
+        return  # a hold, a choice of box or a screen opening (events.HOLDS, ...): the position is the same
     if game.kind not in (Game.Kind.FRIENDS, Game.Kind.COMPUTER):
         return
     players = getattr(game, "seats", None)
@@ -73,10 +80,8 @@ def after_push(game: Game, change: str | None) -> None:
         and not (seats_may_see and cache.get(wp.opted_key(game.pk)))
     ):
         return  # nobody to show it to
-    from dicegame.live import pushes
-
     turn = getattr(game, "_turn_in_play", None)
-    job = _Job(game, list(players) if players is not None else None, turn, pushes._event_loop())
+    job = _Job(game, list(players) if players is not None else None, turn, courier.event_loop())
     if job.loop is None:
         _run(job)
         return
@@ -86,12 +91,8 @@ def after_push(game: Game, change: str | None) -> None:
 def schedule_course(game: Game) -> bool:
     """Work out the winning chances through a finished game for its review, on the worker thread of a
     server process (False where there is none: a test, a command; the review then goes without)."""
-    from dicegame.live import pushes
-
-    if pushes._event_loop() is None:
+    if courier.event_loop() is None:
         return False
-    from . import review
-
     _queue(("course", game.pk), lambda: review.stored(game) or review.compute(game, in_child=True))
     return True
 
@@ -106,8 +107,6 @@ def _queue(key: tuple, work: Callable[[], object]) -> None:
 
 def seat_wants_bar(game_id: int, seat_id: int) -> bool:
     """For a seat's socket as it opens: did its player switch the bar on? (Renews the cache's hint.)"""
-    from .models import WinBarChoice
-
     wants = WinBarChoice.objects.filter(player_id=seat_id).exists()
     if wants:
         cache.set(wp.opted_key(game_id), 1, wp.OPTED_SECONDS)
@@ -147,15 +146,11 @@ def _run(job: _Job) -> None:
         return
     # On a server the work goes to the niced child process; plain synchronous code does it itself.
     messages = bar_messages(job.game, players, turn, in_child=job.loop is not None)
-    from dicegame.live import pushes
-
     if job.loop is None:
-        from asgiref.sync import async_to_sync
-
-        async_to_sync(pushes._deliver)(messages)
+        async_to_sync(courier.deliver)(messages)
         return
     with contextlib.suppress(RuntimeError):  # the loop closed: the process is stopping
-        job.loop.call_soon_threadsafe(pushes._post, messages)
+        job.loop.call_soon_threadsafe(courier.post, messages)
 
 
 def cached_bar(state, seat: Player | None, wants_bar: bool, language: str) -> str:
@@ -184,8 +179,6 @@ def bar_messages(
 ) -> list[tuple[str, str, dict]]:
     """One message to the game's group per language in use: the spectators' render and the seats'
     (with the switch to hide it); each socket picks its own (GameConsumer.win_bar)."""
-    from dicegame.live import pushes
-
     languages = set(game.spectator_languages.split())
     languages |= {p.channel_language or settings.LANGUAGE_CODE for p in players if p.channel_name}
     chances = wp.game_chances(game, players, turn, in_child=in_child)
@@ -202,5 +195,5 @@ def bar_messages(
             "html": render_bar(game, spectator, language),
             "seat_html": render_bar(game, seat, language),
         }
-        messages.append(("group", pushes.game_group(game.pk), event))
+        messages.append(("group", courier.game_group(game.pk), event))
     return messages

@@ -15,6 +15,10 @@ import os
 import threading
 from concurrent.futures import ProcessPoolExecutor
 
+from dicegame.rules.scoring import Scoresheet
+from dicegame.strategy import Strategy
+from dicegame.strategy import winprob as W
+
 NICENESS = 10
 
 _pool: ProcessPoolExecutor | None = None
@@ -26,30 +30,25 @@ _cache = None
 def _start() -> None:
     global _values, _cache
     os.nice(NICENESS)
-    from dicegame.strategy import Strategy
 
     _values = Strategy.shared().values
     _cache = {}
 
 
 def _chances(seats, n: int, seed: int) -> list[float]:
-    from dicegame.rules.scoring import Scoresheet
-    from dicegame.strategy.winprob import SeatPosition, win_chances
 
     if len(_cache) > 512:  # a seat's distribution is at most ~13 KB
         _cache.clear()
     positions = [
-        SeatPosition(Scoresheet.from_dict(sheet), dice, left, out) for sheet, dice, left, out in seats
+        W.SeatPosition(Scoresheet.from_dict(sheet), dice, left, out) for sheet, dice, left, out in seats
     ]
-    return win_chances(_values, positions, n=n, seed=seed, cache=_cache)
+    return W.win_chances(_values, positions, n=n, seed=seed, cache=_cache)
 
 
 def _course(seats: int, steps, n: int, seed: int) -> list[list[float]]:
-    from dicegame.rules.scoring import Scoresheet
-    from dicegame.strategy.winprob import course
 
     steps = [(seat, Scoresheet.from_dict(sheet)) for seat, sheet in steps]
-    return course(_values, seats, steps, n=n, seed=seed)
+    return W.course(_values, seats, steps, n=n, seed=seed)
 
 
 def available() -> bool:

@@ -11,10 +11,10 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from dicegame import selectors
 from dicegame.actors import actor_from_request
 from dicegame.http import game_url, message_response
 from dicegame.models import Game, Player, Turn
+from dicegame.play import selectors
 
 from . import chances as wp
 from .models import WinBarChoice

@@ -49,7 +49,7 @@ ANALYSIS_VERSION = 2
 # a turn (13 a game) is 80. On it the computer players score (300 solo games each, seed 2026,
 # `bench/review_costs.py --calibrate 300`): hard 100, medium 85.7 (median; quartiles 79.2-90.2, 0.77
 # points a turn), easy 38.5 (30.3-46.4, 4.45 points a turn): a wide, readable spread
-# (`dicegame.review.stats.BOT_ACCURACY`).
+# (`review.stats.BOT_ACCURACY`).
 ACCURACY_SCALE = 4.48
 
 # Labels by the expected final points a decision gives up (upper bounds, exclusive). Penta's optimal

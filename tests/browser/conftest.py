@@ -16,7 +16,7 @@ from django.core.management.base import CommandError
 from django.db import OperationalError
 from django.test import TransactionTestCase
 
-from dicegame.live.models import Connection
+from live.models import Connection
 
 SOCKETS_GONE_WITHIN_S = 5
 # Live pages wait on sockets, the clock and the computer's pace, and two cores are shared by a live

@@ -11,8 +11,8 @@ from django.utils import timezone
 from playwright.sync_api import Browser, Page, expect
 
 from dicegame.actors import Actor
-from dicegame.live import rooms
 from dicegame.models import Game
+from dicegame.play import rooms
 from tests.factories import PASSWORD, GameFactory, PlayerFactory, UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -17,8 +17,8 @@ from playwright.sync_api import Browser, Page, Route, expect
 from playwright.sync_api import Error as PlaywrightError
 
 from dicegame.actors import Actor
-from dicegame.live import rooms
 from dicegame.models import Game, Turn
+from dicegame.play import rooms
 from tests.factories import PASSWORD, UserFactory, befriend
 from tests.test_review import make_game
 

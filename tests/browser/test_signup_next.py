@@ -9,8 +9,8 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from dicegame.actors import Actor
-from dicegame.live import rooms
 from dicegame.models import Player
+from dicegame.play import rooms
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from dicegame.live import rooms
+from dicegame.play import rooms
 from tests.factories import PASSWORD, UserFactory, actor, befriend
 
 pytestmark = pytest.mark.django_db(transaction=True)

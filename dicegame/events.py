@@ -1,0 +1,71 @@
+"""What happens in Penta, told to whoever wants to know, without the teller importing them: a small bus
+(as lichess's lila has one).
+
+Play publishes what happens to a game; the apps that react (the live pushes, ratings, the review's
+analysis, puzzles, the daily challenge, the winning chances) subscribe from their `AppConfig.ready`.
+`publish` calls every subscriber at once, in the publisher's thread and inside its transaction, in the
+order they subscribed; a subscriber that must wait for the commit asks for it (`transaction.on_commit`).
+A subscriber's error is the publisher's: a rating that cannot be written fails the game's end with it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dicegame.models import Game, Player
+
+# A change that leaves the position as it was: which dice are held, the box chosen (not yet written),
+# a screen opening or closing. Any other change is None ("anything may have changed").
+HOLDS = "holds"
+CHOICE = "choice"
+PRESENCE = "presence"
+
+
+@dataclass(frozen=True)
+class GameChanged:
+    """A game changed (a new version), inside the transaction that changed it."""
+
+    game: Game
+    change: str | None = None  # HOLDS, CHOICE, PRESENCE, or None
+
+
+@dataclass(frozen=True)
+class GameFinished:
+    """A game ended, inside the transaction that ended it (under the game's row lock): ranks written."""
+
+    game: Game
+    players: list[Player] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class BoardPushed:
+    """The board of a committed change went to the game's screens (`live.pushes`), after the commit."""
+
+    game: Game
+    change: str | None = None
+
+
+@dataclass(frozen=True)
+class GuestGamesClaimed:
+    """A guest signed up or logged in: their games are the account's now (inside that transaction)."""
+
+    user: Any
+    guest_key: str
+
+
+_subscribers: dict[type, list[Callable[[Any], None]]] = defaultdict(list)
+
+
+def subscribe[Event](event_type: type[Event], handler: Callable[[Event], None]) -> None:
+    """Call `handler(event)` for every event of this type from now on (once, however often asked)."""
+    if handler not in _subscribers[event_type]:
+        _subscribers[event_type].append(handler)
+
+
+def publish(event: object) -> None:
+    for handler in _subscribers.get(type(event), ()):
+        handler(event)

@@ -1,0 +1,129 @@
+"""What the server's clock makes due in a game, applied whether or not any browser is open: an overdue
+auto-commit, a turn timer run out (the computer plays the turn), the computer players' paced moves, and
+a game's closing time (it ends as it stands).
+
+Any number of processes may settle a game at once: each change takes the game's row lock, so it
+happens exactly once. The clock's loop (`sweeper`) settles every game with something due; every action
+and page view settles its own game first.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from dicegame.models import Game, Turn
+from dicegame.play.finish import end_as_it_stands
+from dicegame.play.kernel import bot_pace, bump, current_turn
+from dicegame.play.moves import choose, roll, write
+from dicegame.rules.scoring import Box
+from dicegame.strategy import Bot
+from dicegame.strategy.computer import auto_commit_box, next_step
+
+
+def settle_locked(game: Game, *, hurry: bool = False) -> int:
+    """Apply what the server's clock says is due (the caller holds the game's row lock): a closing time
+    passed, an overdue auto-commit, a turn timer run out, and the computer's moves, one visible step per
+    pace. With `hurry`, the computer plays on at once until a person's turn. Returns how many changes
+    were made."""
+    changes = 0
+    now = timezone.now()
+    closes_at = game.closes_at
+    if game.is_active and closes_at is not None and now >= closes_at:
+        # (A daily game: its day is over and its seed is public now.) Every person still at the table
+        # is marked as left at the closing time, as a resignation would.
+        players = list(getattr(game, "seats", None) or game.players.order_by("seat"))
+        leaving = [p for p in players if not p.is_bot and p.left_at is None]
+        end_as_it_stands(game, players, leaving=leaving, at=closes_at)
+        return 1
+    while game.is_active:
+        turn = current_turn(game)
+        if turn.player.computer_plays:
+            due = turn.next_step_at or now
+            if due > now and not hurry:
+                break
+            _bot_step(game, turn, min(due, now))
+        elif turn.auto_commit_at is not None and turn.auto_commit_at <= now:
+            write(game, turn, auto_commit_box(turn.player.sheet, tuple(turn.dice)), auto=True)
+        elif turn.deadline_at is not None and turn.deadline_at <= now:
+            _time_out(game, turn, now)
+        else:
+            break
+        changes += 1
+    return changes
+
+
+def _time_out(game: Game, turn: Turn, now) -> None:
+    """The turn timer ran out: the computer plays this turn optimally; a second miss in a row hands the
+    seat to the computer until its player takes it back."""
+    player = turn.player
+    player.missed_turns += 1
+    player.stand_in = player.missed_turns >= 2
+    player.save(update_fields=["missed_turns", "stand_in"])
+    turn.stand_in = True
+    turn.deadline_at = None
+    turn.auto_commit_at = None
+    turn.save(update_fields=["stand_in", "deadline_at", "auto_commit_at"])
+    while not turn.is_complete:
+        _bot_step(game, turn, now)
+
+
+def _bot_step(game: Game, t: Turn, due) -> None:
+    """One move of a computer player. The next one is due a pace after this one was, so a game
+    nobody watched catches up at once when it is next touched."""
+    step = next_step(
+        Bot(t.player.bot_strength or "hard"),
+        t.player.sheet,
+        tuple(t.dice) if t.dice else None,
+        list(t.held),
+        t.rolls_used,
+        Box[t.chosen_box] if t.chosen_box else None,
+    )
+    if step.kind == "confirm":
+        write(game, t, Box[t.chosen_box], auto=False, at=due)
+        return
+    if step.kind == "roll":
+        roll(game, t)
+    elif step.kind == "hold":
+        t.held = list(step.held)
+        t.save(update_fields=["held"])
+    else:
+        choose(t, step.box)
+    t.next_step_at = due + bot_pace()
+    t.save(update_fields=["next_step_at"])
+
+
+def game_settle(*, game_id: int, written: list | None = None) -> bool:
+    """Apply whatever the server's clock says is due in this game. Safe to call at any time and from
+    any number of processes: the row lock makes each change happen once. `written` (a list), if given,
+    receives the turns written (see `moves.write`), for the answer's moments."""
+    with transaction.atomic():
+        try:
+            game = Game.objects.select_for_update().get(pk=game_id)
+        except Game.DoesNotExist:
+            return False
+        if not settle_locked(game):
+            return False
+        bump(game)
+        if written is not None:
+            written.extend(getattr(game, "_written", ()))
+        return True
+
+
+def games_settle_overdue(*, game_ids=None) -> int:
+    """Settle every game (or those of `game_ids`) where something is due; returns how many changed."""
+    now = timezone.now()
+    due = Turn.objects.filter(completed_at__isnull=True, game__status=Game.Status.ACTIVE).filter(
+        Q(auto_commit_at__lte=now) | Q(next_step_at__lte=now) | Q(deadline_at__lte=now)
+    )
+    if game_ids is not None:
+        due = due.filter(game_id__in=game_ids)
+    return sum(game_settle(game_id=game_id) for game_id in set(due.values_list("game_id", flat=True)))
+
+
+def turn_auto_commit_remaining(turn: Turn) -> float | None:
+    """Seconds left before the auto-commit, or None when no countdown runs."""
+    if turn.auto_commit_at is None:
+        return None
+    return max(0.0, (turn.auto_commit_at - timezone.now()).total_seconds())

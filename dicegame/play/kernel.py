@@ -1,0 +1,145 @@
+"""The turn kernel: what every change to a game goes through, and the small API the rest of play (and
+the apps above it: rooms, presence, the daily) uses to change one.
+
+- `lock_game`, `lock_for_actor`, `lock_and_bump`: take the game's row lock (and with it the right to
+  change it); a game the actor has no seat in answers as if it did not exist.
+- `check_active`: refuse anything but a game in play.
+- `current_turn`: the turn in play, read once per locked game.
+- `start_turn`: the next turn, with its clocks (the computer's pace, the turn timer).
+- `bump`: count a change and tell who wants to know (`events.GameChanged`), once it is saved.
+
+The rules (`dicegame.rules`) decide *what* is legal; play decides *who* and *when*.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from dicegame import events
+from dicegame.actors import Actor
+from dicegame.errors import GameActionError, GameNotFound
+from dicegame.models import Game, Player, Turn
+from dicegame.play.prepared import PreparedSelect, PreparedUpdateReturning
+
+# The statements of every action, compiled once (dicegame.play.prepared).
+_LOCK_AND_BUMP = PreparedUpdateReturning(
+    Game, lambda q: f"{q('version')} = {q('version')} + 1, {q('updated_at')} = %s"
+)
+_SEATS = PreparedSelect(lambda game_id: Player.objects.filter(game_id=game_id).order_by("seat"), (0,))
+_TURN_IN_PLAY = PreparedSelect(
+    lambda game_id: Turn.objects.filter(game_id=game_id, completed_at__isnull=True).order_by("number")[:1],
+    (0,),
+)
+
+
+def lock_game(game_id: int) -> Game:
+    """The game, under its row lock (the caller is inside a transaction)."""
+    try:
+        return Game.objects.select_for_update().get(pk=game_id)
+    except Game.DoesNotExist:
+        raise GameNotFound(_("There is no such game.")) from None
+
+
+def lock_for_actor(game_id: int, actor: Actor) -> Game:
+    """The game under its row lock, if the actor has a seat in it; else "no such game"."""
+    game = lock_game(game_id)
+    if not any(actor.owns(p) for p in game.players.all()):
+        raise GameNotFound(_("There is no such game."))
+    return game
+
+
+def lock_and_bump(game_id: int) -> Game:
+    """Take the game's row lock, read it and count the change, in one statement. A change that is
+    refused rolls back with its transaction, the new version with it."""
+    game = _LOCK_AND_BUMP.fetch(timezone.now(), game_id)
+    if game is None:
+        raise GameNotFound(_("There is no such game."))
+    return game
+
+
+def seats(game_id: int) -> list[Player]:
+    """The game's seats in turn order (one compiled statement)."""
+    return _SEATS.fetch(game_id)
+
+
+def current_turn(game: Game) -> Turn | None:
+    """The turn in play, read once per locked game (writing a turn or starting one updates it)."""
+    cached = getattr(game, "_turn_in_play", None)
+    if cached is not None and cached.completed_at is None:
+        return cached
+    players = getattr(game, "seats", None)
+    if players is not None:
+        turn = next(iter(_TURN_IN_PLAY.fetch(game.pk)), None)
+        if turn is not None:
+            # The same Player objects as the game's seats, so a score written is seen by both.
+            turn.player = next(p for p in players if p.pk == turn.player_id)
+    else:
+        turns = Turn.objects.filter(game=game, completed_at__isnull=True).order_by("number")
+        turn = turns.select_related("player").first()
+    game._turn_in_play = turn
+    return turn
+
+
+def check_active(game: Game) -> None:
+    if game.is_finished:
+        raise GameActionError(_("This game is over."))
+    if game.is_open:
+        raise GameActionError(_("This game has not started yet."))
+    if game.status == Game.Status.EXPIRED:
+        raise GameActionError(_("This game has expired."))
+    if game.status == Game.Status.CANCELLED:
+        raise GameActionError(_("The host cancelled this room."), status=410)
+
+
+def bump(game: Game, change: str | None = None) -> None:
+    """Record a change: a new version, told to whoever follows the game once it is committed.
+    `change` names a small change (`events.HOLDS`, `CHOICE`, `PRESENCE`) that screens may redraw in
+    part; None: anything."""
+    game.version += 1
+    game.save(update_fields=["version", "status", "finished_at", "updated_at"])
+    announce(game, change)
+
+
+def announce(game: Game, change: str | None) -> None:
+    """Tell the subscribers (the live pushes, the winning chances) that the game changed."""
+    events.publish(events.GameChanged(game, change))
+
+
+def bot_pace() -> timedelta:
+    """How long each move of a computer player stays on screen before the next one."""
+    return timedelta(seconds=settings.PENTA_BOT_STEP_SECONDS)
+
+
+def start_turn(game: Game, player: Player, *, number: int, round_: int, at) -> Turn:
+    """The turn `number` for `player`, with its clocks: the computer's first move a pace after `at`, or
+    the person's turn timer."""
+    game._turn_in_play = None
+    turn = Turn.objects.create(
+        game=game,
+        player=player,
+        number=number,
+        round=round_,
+        held=[False] * 5,
+        stand_in=player.stand_in,
+        next_step_at=at + bot_pace() if player.computer_plays else None,
+        deadline_at=None if player.computer_plays else _turn_deadline(game, player, at),
+    )
+    turn.player = player
+    game._turn_in_play = turn
+    return turn
+
+
+def _turn_deadline(game: Game, player: Player, at):
+    """The turn timer of a game against friends; a player with no open screen gets a grace period
+    even when the timer is off, so an absent player never stalls the table."""
+    if game.kind != Game.Kind.FRIENDS:
+        return None
+    if game.turn_seconds:
+        return at + timedelta(seconds=game.turn_seconds)
+    if not player.connected:
+        return at + timedelta(seconds=settings.PENTA_ABSENT_GRACE_SECONDS)
+    return None

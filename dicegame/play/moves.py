@@ -1,0 +1,106 @@
+"""A turn's moves on the locked game, once play has checked who may make them and when: rolling,
+choosing a box, writing it and passing the turn on (or ending the game)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from dicegame.errors import GameActionError
+from dicegame.labels import box_label
+from dicegame.models import Game, Turn
+from dicegame.play.finish import finish
+from dicegame.play.kernel import start_turn
+from dicegame.play.prepared import save_fields
+from dicegame.rules import dice
+from dicegame.rules.scoring import Box, Scoresheet
+from dicegame.rules.turn import MAX_ROLLS, ROUNDS
+
+
+def roll(game: Game, t: Turn) -> None:
+    """Roll the dice that are not held, from the game's seed; the last roll starts the auto-commit."""
+    if t.rolls_used >= MAX_ROLLS:
+        raise GameActionError(_("You have rolled three times: choose a box and confirm the turn."))
+    held = tuple(bool(h) for h in t.held) if t.dice else (False,) * 5
+    if all(held):
+        raise GameActionError(_("All five dice are held: release at least one to roll."))
+    previous = tuple(t.dice) if t.dice else None
+    new_dice = dice.roll_dice(game.seed, game.dice_namespace, t.number, t.rolls_used + 1, previous, held)
+    t.rolls = [*t.rolls, {"dice": list(new_dice), "held": list(held)}]
+    t.dice = list(new_dice)
+    t.held = list(held)
+    # A selection was made for the old dice; the new dice need a new one.
+    t.chosen_box = ""
+    t.auto_commit_at = (
+        timezone.now() + timedelta(seconds=settings.PENTA_AUTO_COMMIT_SECONDS)
+        if t.rolls_used == MAX_ROLLS and not t.player.computer_plays
+        else None
+    )
+    save_fields(t, ["rolls", "dice", "held", "chosen_box", "auto_commit_at"])
+
+
+def parse_box(name: str) -> Box:
+    try:
+        return Box[name]
+    except KeyError:
+        raise GameActionError(_("There is no such box on the scoresheet."), status=400) from None
+
+
+def check_placement(sheet: Scoresheet, box: Box, dice_values: tuple[int, ...]) -> None:
+    if box in sheet.boxes:
+        raise GameActionError(_("%(box)s is already filled.") % {"box": box_label(box)})
+    options = sheet.options(dice_values)
+    if box not in options:
+        allowed = ", ".join(box_label(b) for b in options)
+        raise GameActionError(
+            _("The forced joker does not allow %(box)s for this Penta; it may go in: %(allowed)s.")
+            % {"box": box_label(box), "allowed": allowed}
+        )
+
+
+def choose(t: Turn, box: Box) -> None:
+    """Select the box the turn will be written in; it stops the auto-commit."""
+    if not t.dice:
+        raise GameActionError(_("Roll first: there is nothing to score yet."))
+    check_placement(t.player.sheet, box, tuple(t.dice))
+    t.chosen_box = box.name
+    t.auto_commit_at = None
+    save_fields(t, ["chosen_box", "auto_commit_at"])
+
+
+def write(game: Game, t: Turn, box: Box, *, auto: bool, at=None) -> None:
+    """Score the turn in `box`, then start the next turn or finish the game."""
+    player = t.player
+    sheet = player.sheet
+    dice_values = tuple(t.dice)
+    check_placement(sheet, box, dice_values)
+    after = sheet.place(box, dice_values)
+    player.store_sheet(after)
+    save_fields(player, ["boxes", "penta_bonus", "total"])
+    t.box = box.name
+    t.chosen_box = box.name
+    t.points = after.boxes[box]
+    t.bonus = after.penta_bonus - sheet.penta_bonus
+    t.auto_committed = auto
+    t.auto_commit_at = None
+    t.completed_at = timezone.now()
+    save_fields(
+        t, ["box", "chosen_box", "points", "bonus", "auto_committed", "auto_commit_at", "completed_at"]
+    )
+    # What this change wrote, for the screens to celebrate (dicegame.screen.moments): the turn, and
+    # whether it reached the upper bonus. Kept on the game object the board of this change is built from.
+    game.__dict__.setdefault("_written", []).append((t, not sheet.upper_bonus and bool(after.upper_bonus)))
+    _advance(game, t, at or timezone.now())
+
+
+def _advance(game: Game, last: Turn, at) -> None:
+    players = getattr(game, "seats", None) or list(game.players.order_by("seat"))
+    seat = (last.player.seat + 1) % len(players)
+    round_ = last.round + (1 if seat == 0 else 0)
+    if round_ > ROUNDS:
+        finish(game, players)
+        return
+    start_turn(game, players[seat], number=last.number + 1, round_=round_, at=at)

@@ -1,0 +1,159 @@
+"""Reads of play: which games an actor may see (players, and spectators of games against friends), a
+game's turn log, and an actor's history.
+
+What the game screen shows is built in `dicegame.screen`; the room before a start and the rematch after
+the end are `dicegame.play.lobby`."""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.paginator import Page, Paginator
+from django.db.models import Prefetch, Q
+from django.http import Http404
+from django.utils.translation import gettext as _
+
+from accounts.selectors import friend_ids
+from dicegame.actors import Actor
+from dicegame.models import Game, Invitation, Player, Turn
+from dicegame.records import STAND_IN_TURN_LIMIT, seat_left, stand_in_turns
+
+
+def _seat_filter(actor: Actor, prefix: str = "") -> Q:
+    q = Q(pk__in=[])
+    if actor.user_id is not None:
+        q |= Q(**{f"{prefix}user_id": actor.user_id})
+    if actor.guest_key:
+        q |= Q(**{f"{prefix}guest_key": actor.guest_key, f"{prefix}user__isnull": True})
+    # The people's seats of the local games the actor created (dicegame.play.local).
+    if actor.user_id is not None:
+        q |= Q(**{f"{prefix}controller_id": actor.user_id})
+    if actor.guest_key:
+        q |= Q(**{f"{prefix}controller_guest_key": actor.guest_key, f"{prefix}controller__isnull": True})
+    return q
+
+
+def game_visible(*, game: Game, actor: Actor, token: str = "") -> bool:
+    """Who may see a game (the one rule for the page, its tick, its socket and its review): its
+    players; and for games against friends also whoever holds its invitation link, logged in or not,
+    and the people invited to it and the friends of its players (as spectators)."""
+    players = list(game.players.all())
+    if any(actor.owns(p) for p in players):
+        return True
+    if game.kind != Game.Kind.FRIENDS:
+        return False
+    if token and game.invite_token and hmac.compare_digest(token.encode(), game.invite_token.encode()):
+        return True
+    if actor.user_id is None:
+        return False
+    invited = game.invitations.filter(to_user_id=actor.user_id).exclude(status=Invitation.Status.REMOVED)
+    if invited.exists():
+        return True
+    friends = friend_ids(user_id=actor.user_id)
+    return any(p.user_id in friends for p in players)
+
+
+def game_for_viewer(*, game_id: int, actor: Actor, token: str = "") -> Game:
+    """The game if the actor may see it (player or spectator); else 404."""
+    game = (
+        Game.objects.filter(pk=game_id)
+        .prefetch_related(
+            Prefetch("players", queryset=Player.objects.select_related("user").order_by("seat"))
+        )
+        .first()
+    )
+    if game is None or not game_visible(game=game, actor=actor, token=token):
+        raise Http404(_("There is no such game."))
+    return game
+
+
+def game_turn_log(*, game: Game) -> list[Turn]:
+    return list(
+        Turn.objects.filter(game=game, completed_at__isnull=False).select_related("player").order_by("number")
+    )
+
+
+# -- history -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    game: Game
+    me: Player
+    opponents: list[Player]
+    # A local game seen by its creator: `me` is the leading seat, the result names the winner.
+    device_owner: bool = False
+
+    @property
+    def not_counted(self) -> bool:
+        """A finished game that does not count for this seat's records (review.STAND_IN_TURN_LIMIT)."""
+        return self.game.is_finished and self.me.stand_in_turns > STAND_IN_TURN_LIMIT
+
+    @property
+    def result(self) -> str:
+        if self.game.is_open:
+            return _("Waiting for players")
+        if not self.game.is_finished:
+            return _("In play")
+        if self.device_owner:
+            winners = [p.name for p in (self.me, *self.opponents) if p.rank == 1]
+            return _("Won by %(names)s") % {"names": ", ".join(winners)}
+        if self.me.left_at is not None and self.game.kind != Game.Kind.FRIENDS:
+            return _("Resigned: a loss") if self.opponents else _("Resigned")
+        if not self.opponents:
+            return _("Finished")
+        if seat_left(self.me):
+            return _("Left: a loss")
+        # Whoever left comes after everyone still at the table.
+        at_table = [o for o in self.opponents if not seat_left(o)]
+        place = 1 + sum(1 for o in at_table if o.total > self.me.total)
+        if place == 1:
+            return _("Shared win") if any(o.total == self.me.total for o in at_table) else _("Won")
+        return _("Place %(rank)d of %(seats)d") % {"rank": place, "seats": len(self.opponents) + 1}
+
+
+def _own_seat(actor: Actor, player: Player) -> bool:
+    """The actor's own seat (as a user or a guest), not one they only play for on their device."""
+    if actor.user_id is not None and player.user_id == actor.user_id:
+        return True
+    return bool(actor.guest_key) and player.user_id is None and player.guest_key == actor.guest_key
+
+
+def history_page(*, actor: Actor, page: str | int | None) -> Page:
+    """The actor's games, newest first, one page at a time (a bad page number gives the nearest page)."""
+    seats = Player.objects.filter(_seat_filter(actor)).values("game_id")
+    games = (
+        Game.objects.filter(pk__in=seats)
+        # A cancelled or expired room was never played: not a game of the history.
+        .exclude(status__in=[Game.Status.CANCELLED, Game.Status.EXPIRED])
+        .prefetch_related(
+            Prefetch(
+                "players",
+                queryset=Player.objects.annotate(stand_in_turns=stand_in_turns()).order_by("seat"),
+            )
+        )
+        .order_by("-created_at", "-id")
+    )
+    paginator = Paginator(games, settings.PENTA_HISTORY_PAGE_SIZE)
+    page_obj = paginator.get_page(page)
+    rows = []
+    for game in page_obj.object_list:
+        players = list(game.players.all())
+        mine = [p for p in players if actor.owns(p)]
+        me = next((p for p in mine if _own_seat(actor, p)), None)
+        device_owner = me is None
+        if device_owner:
+            # Every person's seat is the creator's to play: show the leader's (or winner's) column.
+            me = max(mine, key=lambda p: (p.total, -p.seat))
+        rows.append(
+            HistoryRow(
+                game=game,
+                me=me,
+                opponents=[p for p in players if p.pk != me.pk],
+                device_owner=device_owner,
+            )
+        )
+    page_obj.object_list = rows
+    return page_obj

@@ -1,0 +1,222 @@
+"""The repeated parts of the game screen's hot regions (five dice, thirteen rows, the sheet's heads and
+totals), written here as strings, not by template loops: the `dice-tray` and `scoresheet` partials of
+dicegame/game.html print them, so pages, htmx answers and socket pushes still share one markup, at a
+tenth of a template's cost. Each function takes a `Board` (dicegame.screen.view) or its parts."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import NamedTuple
+
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language, pgettext
+from django.utils.translation import gettext as _
+
+from dicegame.labels import box_label
+from dicegame.models import Game
+from dicegame.rules.scoring import UPPER_BONUS_THRESHOLD, Box
+
+
+class Cell(NamedTuple):
+    # A tuple, so the template unpacks it in its loop instead of looking up attributes per cell.
+    filled: int | None  # points written, if filled
+    option: int | None  # points the current dice would write here, if legal (current seat only)
+
+
+def cells_html(cells: tuple[Cell, ...]) -> SafeString:
+    """One row's cells, a seat each: its points, what the current dice would score there, or nothing.
+
+    Made here rather than by a template loop: the cells are the same for every viewer, so they are
+    made once per change, and they are the bulk of the sheet (a template loop costs ~1 ms a sheet)."""
+    parts = []
+    for filled, option in cells:
+        if filled is not None:
+            parts.append(f'<td class="filled" data-score="{int(filled)}">{int(filled)}</td>')
+        elif option is not None:
+            parts.append(f'<td class="option"><span class="option-points">{int(option)}</span></td>')
+        else:
+            parts.append("<td></td>")
+    return mark_safe("".join(parts))
+
+
+_PIPS = {
+    1: (4,),
+    2: (0, 8),
+    3: (0, 4, 8),
+    4: (0, 2, 6, 8),
+    5: (0, 2, 4, 6, 8),
+    6: (0, 2, 3, 5, 6, 8),
+}
+
+
+def pips(value: int | None) -> tuple[bool, ...]:
+    """The 3x3 grid of pips of a face, row by row."""
+    on = _PIPS.get(value or 0, ())
+    return tuple(i in on for i in range(9))
+
+
+@cache
+def pips_html(value: int | None) -> SafeString:
+    # Nine spans per die and five dice per board: made once per face, not by a template loop per push.
+    return mark_safe(
+        "".join('<span class="pip on"></span>' if on else '<span class="pip"></span>' for on in pips(value))
+    )
+
+
+@cache
+def die_label(language: str, index: int, value: int | None) -> str:
+    if value:
+        return _("Die %(n)s: %(v)s") % {"n": index, "v": value}
+    return _("Die %(n)s: no value yet") % {"n": index}
+
+
+@cache
+def box_labels(language: str) -> dict[Box, str]:
+    return {b: escape(box_label(b)) for b in Box}
+
+
+def short_labels() -> dict[Box, str]:
+    return {
+        Box.ONES: pgettext("box, short", "1s"),
+        Box.TWOS: pgettext("box, short", "2s"),
+        Box.THREES: pgettext("box, short", "3s"),
+        Box.FOURS: pgettext("box, short", "4s"),
+        Box.FIVES: pgettext("box, short", "5s"),
+        Box.SIXES: pgettext("box, short", "6s"),
+        Box.THREE_OF_A_KIND: pgettext("box, short", "3K"),
+        Box.FOUR_OF_A_KIND: pgettext("box, short", "4K"),
+        Box.FULL_HOUSE: pgettext("box, short", "FH"),
+        Box.SMALL_STRAIGHT: pgettext("box, short", "SS"),
+        Box.LARGE_STRAIGHT: pgettext("box, short", "LS"),
+        Box.CHANCE: pgettext("box, short", "Ch"),
+        Box.PENTA: pgettext("box, short", "Penta"),
+    }
+
+
+@cache
+def box_label_html(language: str) -> dict[Box, str]:
+    """A box's name for the sheet: the full name, and a short one a narrow sheet shows instead (CSS picks).
+    The full name stays the accessible name: a narrow sheet hides it visually, not from screen readers."""
+    short = short_labels()
+    return {
+        b: f'<span class="box-full">{escape(box_label(b))}</span>'
+        f'<span class="box-short" aria-hidden="true">{escape(short[b])}</span>'
+        for b in Box
+    }
+
+
+def dice_html(board) -> SafeString:
+    held_text = escape(_("held"))
+    # The name of a held die says so too: its visible "held" must be part of its name (WCAG 2.5.3).
+    held_label = f", {held_text}"
+    url = board.game_url
+    disabled = "" if board.can_hold else " disabled"
+    # The dice just rolled tumble (CSS). The class names the roll, so it changes with every roll even
+    # when a live update morphs the die in place instead of replacing it.
+    rolled = f" roll-{board.rolls_used}"
+    # The dice the hint says to keep are marked (hint_words.keep_positions).
+    keep = board.hints.keep_flags if board.hints and board.hints.keep_flags else (False,) * 5
+    parts = []
+    for die in board.dice:
+        n = die.index
+        parts.append(
+            f'<button type="submit" form="game-form" class="die{" held" if die.held else ""}'
+            f"{' hint-keep' if keep[n - 1] else ''}"
+            f'{"" if die.value else " blank"}{rolled if die.rolled else ""}" data-die="{n}" '
+            f'data-value="{die.value or ""}" '
+            f'data-action="die-{n}" aria-pressed="{"true" if die.held else "false"}" '
+            f'aria-label="{escape(die.label)}{held_label if die.held else ""}" '
+            f'formaction="{url}hold/{n}/" hx-post="{url}hold/{n}/"'
+            f'{disabled}><span class="face face-{die.value or 0}" aria-hidden="true">'
+            f"{die.pips_html}</span>"
+            f'<span class="held-label" aria-hidden="true">{held_text if die.held else ""}</span></button>'
+        )
+    return mark_safe("\n".join(parts))
+
+
+def rows_html(board, upper: bool) -> SafeString:
+    url = board.game_url
+    parts = []
+    labels = box_label_html(get_language() or "")
+    for row in board.rows:
+        if row.is_upper != upper:
+            continue
+        name = row.box.name
+        parts.append(
+            f'<tr class="box-row{" chosen" if row.chosen else ""}"><th scope="row">'
+            f'<button type="submit" form="game-form" class="box-button" data-box="{name}" '
+            f'data-action="box-{name}" aria-pressed="{"true" if row.chosen else "false"}" '
+            f'formaction="{url}choose/{name}/" hx-post="{url}choose/{name}/"'
+            f"{' data-asks-zero' if row.asks_zero else ''}"
+            f"{'' if row.selectable else ' disabled'}>{labels[row.box]}</button></th>"
+            f"{row.cells_html}</tr>"
+        )
+    return mark_safe("\n".join(parts))
+
+
+def seat_heads_html(board) -> SafeString:
+    """The sheet's column heads: each seat's name, presence (games against friends) and stand-in."""
+    friends = board.game.kind == Game.Kind.FRIENDS
+    online, offline, kept = (
+        escape(_("online")),
+        escape(_("offline")),
+        escape(_("computer keeps the seat")),
+    )
+    parts = []
+    for seat in board.seats:
+        player = seat.player
+        presence = ""
+        if friends and not player.is_bot:
+            presence = (
+                f' <span class="presence{" on" if player.connected else ""}">'
+                f"{online if player.connected else offline}</span>"
+            )
+        badge = f' <span class="badge" data-stand-in-seat>{kept}</span>' if player.stand_in else ""
+        if player.left_at is not None:
+            gone = _("left the game") if friends else _("resigned")
+            badge = f' <span class="badge" data-left-seat>{escape(gone)}</span>'
+        parts.append(
+            f'<th scope="col" class="{"current" if seat.is_current else ""}" '
+            f'data-seat-name="{player.seat}">{escape(player.display_name)}{presence}{badge}</th>'
+        )
+    return mark_safe("".join(parts))
+
+
+def upper_total_cells(board) -> SafeString:
+    threshold = UPPER_BONUS_THRESHOLD
+    return mark_safe(
+        "".join(
+            f'<td data-upper-total="{s.sheet.upper_total}">{s.sheet.upper_total} '
+            f'<span class="of">/ {threshold}</span></td>'
+            for s in board.seats
+        )
+    )
+
+
+def upper_bonus_cells(board) -> SafeString:
+    parts = []
+    for seat in board.seats:
+        bonus = seat.sheet.upper_bonus
+        shown = bonus or '<span class="to-go">{}</span>'.format(
+            escape(_("%(n)s to go") % {"n": seat.upper_to_go})
+        )
+        parts.append(f'<td data-upper-bonus="{bonus}">{shown}</td>')
+    return mark_safe("".join(parts))
+
+
+def penta_bonus_cells(board) -> SafeString:
+    return mark_safe(
+        "".join(
+            f'<td data-penta-bonus="{s.sheet.penta_bonus}">{s.sheet.penta_bonus}</td>' for s in board.seats
+        )
+    )
+
+
+def total_cells(board) -> SafeString:
+    return mark_safe(
+        "".join(
+            f'<td data-total="{s.sheet.total}" data-seat="{s.player.seat}">{s.sheet.total}</td>'
+            for s in board.seats
+        )
+    )

@@ -1,0 +1,150 @@
+"""The moments a game celebrates, decided by the server: a Penta rolled or scored, a Penta bonus, the
+upper bonus reached, and the end of a game (place, total, the player's best before it).
+
+A moment names itself with a key that carries its turn (`penta-12`), so a screen shows each once even
+when its region is morphed in place rather than replaced (static/js/moments.js shows the banners)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Max
+from django.utils.translation import gettext as _
+
+from dicegame.models import Game, Player
+from dicegame.records import counted_seats
+from dicegame.rules.scoring import PENTA_BONUS, PENTA_SCORE, UPPER_BONUS, Box
+
+
+@dataclass(frozen=True)
+class Moment:
+    key: str  # unique within the game: the kind and the turn (and roll)
+    kind: str  # "penta-rolled", "penta", "penta-bonus", "upper-bonus", "left"
+    text: str
+
+
+def _named(solo: bool, alone: str, named: str, name: str, **values) -> str:
+    return (alone % values) if solo else (named % {"name": name, **values})
+
+
+def board_moments(state) -> list[Moment]:
+    """What the change behind this board did worth a cheer (`state` is a dicegame.screen.view.BoardState):
+    the turns it wrote (`BoardState.written`, kept by services._write) and a Penta on the dice now."""
+    solo = len(state.players) == 1
+    moments: list[Moment] = []
+    for turn, upper_reached in state.written:
+        name = turn.player.display_name
+        n = turn.number
+        if turn.box == Box.PENTA.name and turn.points == PENTA_SCORE:
+            moments.append(
+                Moment(
+                    f"penta-{n}",
+                    "penta",
+                    _named(solo, _("Penta! 50 points."), _("Penta! 50 points for %(name)s."), name),
+                )
+            )
+        if turn.bonus:
+            moments.append(
+                Moment(
+                    f"penta-bonus-{n}",
+                    "penta-bonus",
+                    _named(
+                        solo,
+                        _("Another Penta: a Penta bonus of %(bonus)s!"),
+                        _("Another Penta: a Penta bonus of %(bonus)s for %(name)s!"),
+                        name,
+                        bonus=PENTA_BONUS,
+                    ),
+                )
+            )
+        if upper_reached:
+            moments.append(
+                Moment(
+                    f"upper-bonus-{n}",
+                    "upper-bonus",
+                    _named(
+                        solo,
+                        _("Upper bonus reached: +%(bonus)s!"),
+                        _("Upper bonus reached: +%(bonus)s for %(name)s!"),
+                        name,
+                        bonus=UPPER_BONUS,
+                    ),
+                )
+            )
+    left = getattr(state.game, "_left_seat", None)
+    if left is not None:
+        moments.append(
+            Moment(
+                f"left-{left.seat}",
+                "left",
+                _("%(name)s left the game: the computer plays on for them.") % {"name": left.display_name},
+            )
+        )
+    turn, dice = state.turn, state.dice_values
+    if turn is not None and dice and len(set(dice)) == 1 and state.current is not None:
+        moments.append(
+            Moment(
+                f"penta-rolled-{turn.number}-{turn.rolls_used}",
+                "penta-rolled",
+                _named(
+                    solo,
+                    _("Penta! Five %(face)ss."),
+                    _("%(name)s rolled a Penta: five %(face)ss!"),
+                    state.current.display_name,
+                    face=dice[0],
+                ),
+            )
+        )
+    return moments
+
+
+@dataclass(frozen=True)
+class Result:
+    """The end of a game for the viewer's seat: their place and total, and their best before it."""
+
+    seat: Player
+    place: int
+    total: int
+    best_before: int | None  # None: no earlier finished game
+    resigned: bool
+    counts: bool = True  # for the records (review.counted_seats): a game the computer mostly played doesn't
+
+    @property
+    def new_best(self) -> bool:
+        return (
+            self.best_before is not None
+            and self.total > self.best_before
+            and not self.resigned
+            and self.counts
+        )
+
+
+def game_result(*, game: Game, seat: Player | None) -> Result | None:
+    """The viewer's end of the game (None for a spectator or an unfinished game). Their best is the
+    highest total of their earlier finished games that count for records, any kind, resigned games
+    included (a resigned total never beats a played one unfairly: it only has fewer boxes)."""
+    if seat is None or not game.is_finished or seat.is_bot:
+        return None
+    earlier = Player.objects.filter(game__status=Game.Status.FINISHED)
+    if game.finished_at is None:
+        earlier = earlier.none()
+    else:
+        earlier = earlier.filter(game__finished_at__lt=game.finished_at)
+    if seat.user_id is not None:
+        earlier = earlier.filter(user_id=seat.user_id)
+    elif seat.guest_key:
+        earlier = earlier.filter(user__isnull=True, guest_key=seat.guest_key)
+    else:
+        earlier = earlier.none()
+    # The same games as the statistics' best total (review.counted_seats: not those the computer mostly
+    # played), so the page and the statistics agree.
+    best = counted_seats(earlier).aggregate(best=Max("total"))["best"]
+    counts = counted_seats(Player.objects.filter(pk=seat.pk)).exists()
+    return Result(
+        seat=seat,
+        place=seat.rank or 1,
+        total=seat.total,
+        best_before=best,
+        resigned=seat.left_at is not None,
+        counts=counts,
+    )

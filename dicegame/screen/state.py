@@ -1,0 +1,98 @@
+"""The game at one version as every viewer sees it alike (`board_state`): the dice, every seat's sheet,
+what each box would score, the timers, and which regions of the screen a change can alter. Built from
+rows already in memory; it reads the turn in play only when it is not given."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.safestring import SafeString
+
+from dicegame import events
+from dicegame.models import Game, Player, Turn
+from dicegame.play.clock import turn_auto_commit_remaining
+from dicegame.rules.scoring import Box, Scoresheet
+from dicegame.screen import markup
+from dicegame.screen.markup import Cell
+
+# The regions of the game screen (partials of dicegame/game.html, named after their DOM ids) a small
+# change can alter; any other change redraws them all.
+CHANGE_REGIONS = {
+    events.HOLDS: frozenset({"turn-status", "dice-tray"}),
+    events.CHOICE: frozenset({"turn-status", "scoresheet"}),
+    # A screen opened or closed: the presence marks, and a grace period that may start or end.
+    events.PRESENCE: frozenset({"turn-status", "scoresheet"}),
+}
+
+
+@dataclass(frozen=True)
+class BoardState:
+    """The game at one version as everybody sees it."""
+
+    game: Game
+    turn: Turn | None
+    players: list[Player]
+    current: Player | None
+    dice_values: tuple[int, ...] | None
+    held: tuple[bool, ...]
+    sheets: dict[int, Scoresheet]
+    options: dict[Box, int]
+    cells: dict[Box, tuple[Cell, ...]]
+    cells_html: dict[Box, SafeString]
+    countdown: float | None
+    next_step_ms: int | None
+    deadline_ms: int | None
+    game_url: str
+    # The turns this change wrote, with whether each reached the upper bonus (play.moves.write): the
+    # moments a board built for the change celebrates (dicegame.screen.moments). Empty for a page load.
+    written: tuple = ()
+
+    @property
+    def rolls_used(self) -> int:
+        return self.turn.rolls_used if self.turn else 0
+
+    @property
+    def bot_playing(self) -> bool:
+        return bool(self.current and self.current.is_bot)
+
+
+def board_state(*, game: Game, players: list[Player] | None = None, turn: Turn | None = None) -> BoardState:
+    """The shared part of the board, from the game's rows (or those an action has just written)."""
+    players = players if players is not None else list(game.players.all())
+    if turn is None and not game.is_finished:
+        turn = Turn.objects.filter(game=game, completed_at__isnull=True).order_by("number").first()
+    current = next((p for p in players if turn and p.pk == turn.player_id), None)
+    dice_values = tuple(turn.dice) if turn and turn.dice else None
+    held = tuple(bool(h) for h in turn.held) if turn and turn.dice else (False,) * 5
+    sheets = {p.pk: p.sheet for p in players}
+    current_pk = current.pk if current is not None else None
+    options = sheets[current_pk].options(dice_values) if current and dice_values else {}
+    filled = [(p.pk == current_pk, sheets[p.pk].boxes) for p in players]
+    cells = {
+        b: tuple(Cell(boxes.get(b), options.get(b) if is_current else None) for is_current, boxes in filled)
+        for b in Box
+    }
+    bot_playing = bool(current and current.is_bot)
+    return BoardState(
+        game=game,
+        turn=turn,
+        players=players,
+        current=current,
+        dice_values=dice_values,
+        held=held,
+        sheets=sheets,
+        options=options,
+        cells=cells,
+        cells_html={b: markup.cells_html(row) for b, row in cells.items()},
+        countdown=turn_auto_commit_remaining(turn) if turn and not turn.chosen_box else None,
+        next_step_ms=_ms_until(turn.next_step_at) if bot_playing and turn.next_step_at else None,
+        deadline_ms=_ms_until(turn.deadline_at) if turn and turn.deadline_at and not bot_playing else None,
+        game_url=reverse("dicegame:game", args=[game.pk]),
+        written=tuple(getattr(game, "_written", ())),
+    )
+
+
+def _ms_until(moment) -> int:
+    return max(0, int((moment - timezone.now()).total_seconds() * 1000))

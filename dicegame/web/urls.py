@@ -1,0 +1,44 @@
+"""The game's URLs: playing solo, against the computer, with friends and on one device."""
+
+from django.urls import path
+
+from dicegame import converters  # noqa: F401  (registers the id and index path converters)
+from dicegame.web import local as local_views
+from dicegame.web import rooms as room_views
+from dicegame.web import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("healthz/", views.healthz, name="healthz"),
+    path("games/", views.history, name="history"),
+    path("games/solo/", views.game_new_solo, name="new_solo"),
+    path("games/computer/", views.game_new_vs_computer, name="new_vs_computer"),
+    # Local games (pass and play) and linking a column to a friend.
+    path("games/local/", local_views.local_new, name="new_local"),
+    path("games/<id:game_id>/link/", local_views.local_link, name="local_link"),
+    path("links/<id:link_id>/accept/", local_views.local_link_accept, name="local_link_accept"),
+    path("links/<id:link_id>/decline/", local_views.local_link_decline, name="local_link_decline"),
+    path("games/<id:game_id>/", views.game_detail, name="game"),
+    path("games/<id:game_id>/hurry/", views.game_hurry, name="hurry"),
+    path("games/<id:game_id>/hints/", views.game_hints, name="hints"),
+    path("games/<id:game_id>/roll/", views.game_roll, name="roll"),
+    path("games/<id:game_id>/hold/<index:die>/", views.game_hold, name="hold"),
+    path("games/<id:game_id>/choose/<str:box>/", views.game_choose, name="choose"),
+    path("games/<id:game_id>/confirm/", views.game_confirm, name="confirm"),
+    path("games/<id:game_id>/tick/", views.game_tick, name="tick"),
+    path("games/<id:game_id>/resign/", views.game_resign, name="resign"),
+    path("games/<id:game_id>/leave/", room_views.seat_leave, name="leave"),
+    # Games against friends.
+    path("games/friends/", room_views.room_new, name="new_room"),
+    path("games/join/<str:token>/", room_views.room_join, name="join"),
+    path("games/<id:game_id>/invite/", room_views.room_invite, name="invite"),
+    path("games/<id:game_id>/invitation/accept/", room_views.invitation_accept, name="invitation_accept"),
+    path("games/<id:game_id>/invitation/decline/", room_views.invitation_decline, name="invitation_decline"),
+    path("games/<id:game_id>/computer/", room_views.room_add_computer, name="add_computer"),
+    path("games/<id:game_id>/seats/<index:seat>/remove/", room_views.room_remove_seat, name="remove_seat"),
+    path("games/<id:game_id>/new-link/", room_views.room_new_link, name="new_link"),
+    path("games/<id:game_id>/cancel/", room_views.room_cancel, name="cancel"),
+    path("games/<id:game_id>/start/", room_views.room_start, name="start"),
+    path("games/<id:game_id>/take-back/", room_views.seat_take_back, name="take_back"),
+    path("games/<id:game_id>/rematch/", room_views.rematch, name="rematch"),
+]

@@ -1,0 +1,316 @@
+"""The game's screens: thin function views over the services (writes) and selectors (reads).
+
+An htmx request gets the changed regions of the page as out-of-band swaps (the partials of
+`dicegame/game.html`); a plain form post is redirected back to the page, so everything also works
+without JavaScript. A refused action answers 4xx with its message in the page's message area.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from dicegame import events, play
+from dicegame.actors import Actor, actor_from_request
+from dicegame.errors import GameActionError
+from dicegame.http import game_url, int_field, message_response
+from dicegame.labels import box_label
+from dicegame.models import Game
+from dicegame.play import lobby, local, selectors
+from dicegame.rules.scoring import Box
+from dicegame.screen import moments
+from dicegame.screen import view as boards
+from dicegame.screen.state import CHANGE_REGIONS
+from winprob.chances import page_bar
+
+GAME_TEMPLATE = "dicegame/game.html"
+STRENGTH_CHOICES = [("easy", _lazy("Easy")), ("medium", _lazy("Medium")), ("hard", _lazy("Hard (optimal)"))]
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    actor = actor_from_request(request)
+    recent = selectors.history_page(actor=actor, page=1).object_list[:5] if _has_identity(actor) else []
+    return render(request, "dicegame/home.html", {"recent": recent, "strength_choices": STRENGTH_CHOICES})
+
+
+def _has_identity(actor: Actor) -> bool:
+    return actor.user_id is not None or bool(actor.guest_key)
+
+
+@require_POST
+def game_new_solo(request: HttpRequest) -> HttpResponse:
+    actor = actor_from_request(request, create_guest=True)
+    game = play.game_create_solo(actor=actor)
+    url = reverse("dicegame:game", args=[game.pk])
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+@require_POST
+def game_new_vs_computer(request: HttpRequest) -> HttpResponse:
+    actor = actor_from_request(request, create_guest=True)
+    strengths = [s for s in request.POST.getlist("strength") if s]
+    try:
+        game = play.game_create_vs_computer(actor=actor, strengths=strengths)
+    except GameActionError as exc:
+        if request.htmx:
+            return message_response(request, exc.message, status=exc.status)
+        context = {"recent": [], "error": exc.message, "strength_choices": STRENGTH_CHOICES}
+        return TemplateResponse(request, "dicegame/home.html", context, status=exc.status)
+    url = reverse("dicegame:game", args=[game.pk])
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+@require_GET
+def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
+    actor = actor_from_request(request)
+    token = request.GET.get("t", "")
+    selectors.game_for_viewer(game_id=game_id, actor=actor, token=token)
+    play.game_settle(game_id=game_id)
+    return _render_game(request, game_id, actor, token=token)
+
+
+ALL_REGIONS = frozenset()  # empty: every region
+# What each action can change on the screen: the answer re-renders only those regions.
+HOLD_REGIONS = CHANGE_REGIONS[events.HOLDS]
+CHOOSE_REGIONS = CHANGE_REGIONS[events.CHOICE]
+
+
+def _render_game(
+    request: HttpRequest,
+    game_id: int,
+    actor: Actor,
+    *,
+    error: str = "",
+    status: int = 200,
+    token: str = "",
+    regions: frozenset = ALL_REGIONS,
+    acted: Game | None = None,
+    confirm_zero: dict | None = None,
+    written=(),
+) -> HttpResponse:
+    if acted is not None and not acted.is_finished:
+        # The rows the action has just written and committed, under the game's lock: no need to read
+        # them again (the actor's seat was checked by the action).
+        game = acted
+        board = boards.game_board(game=game, actor=actor, players=game.seats, turn=game._turn_in_play)
+    else:
+        game = selectors.game_for_viewer(game_id=game_id, actor=actor, token=token)
+        if game.is_cancelled:
+            return _render_cancelled(request, game, error=error, status=status, token=token)
+        if written:
+            # What a settlement or a game action wrote, celebrated by this answer (dicegame.screen.moments).
+            game._written = list(written)
+        board = boards.game_board(game=game, actor=actor, with_log=game.is_finished)
+    context = {
+        "game": game,
+        "board": board,
+        "lobby": lobby.game_lobby(game=game, actor=actor),
+        "rematch": lobby.game_rematch(game=game, actor=actor),
+        "error": error,
+        "token": token,
+        "regions": regions,
+        # A zero the page asks to confirm (game_choose): the message area shows the confirm button.
+        "confirm_zero": confirm_zero,
+        # The end of the game for the viewer: place, total, best before it.
+        "result": moments.game_result(game=game, seat=board.my_seat) if game.is_finished else None,
+    }
+    if not (request.htmx and not request.htmx.boosted) and not game.is_open:
+        # The winning chances bar above the sheet (winprob): on the whole page only; pushes update it.
+        context["win_bar"] = page_bar(game, [s.player for s in board.seats], board.turn, board.my_seat)
+    if request.htmx and not request.htmx.boosted:
+        if game.is_finished and status == 200:
+            # The finished page has another shape (result, log, seed): load it whole.
+            return HttpResponseClientRedirect(game_url(game_id, token))
+        return TemplateResponse(request, f"{GAME_TEMPLATE}#board-update", context, status=status)
+    return TemplateResponse(request, GAME_TEMPLATE, context, status=status)
+
+
+def _render_cancelled(
+    request: HttpRequest, game: Game, *, error: str, status: int, token: str
+) -> HttpResponse:
+    """A room its host cancelled: no board, only that news (and why an action was refused)."""
+    if request.htmx and not request.htmx.boosted:
+        if status == 200:
+            return HttpResponseClientRedirect(game_url(game.pk, token))
+        return message_response(request, error, status=status)
+    return TemplateResponse(
+        request, "dicegame/rooms/cancelled.html", {"game": game, "error": error}, status=status
+    )
+
+
+def _perform(
+    request: HttpRequest,
+    game_id: int,
+    act: Callable[[Actor, int, int], object],
+    regions: frozenset = ALL_REGIONS,
+) -> HttpResponse:
+    """Run one action of the turn flow and answer with the fresh board, or the refusal."""
+    actor = actor_from_request(request)
+    try:
+        game = act(actor, int_field(request, "turn"), int_field(request, "roll"))
+    except GameActionError as exc:
+        return _refusal(request, game_id, actor, exc)
+    if not request.htmx:
+        return redirect("dicegame:game", game_id)
+    return _render_game(request, game_id, actor, regions=regions, acted=game)
+
+
+def _refusal(request: HttpRequest, game_id: int, actor: Actor, exc: GameActionError) -> HttpResponse:
+    try:
+        return _render_game(request, game_id, actor, error=exc.message, status=exc.status)
+    except Http404:
+        # Not a game the actor may see (or none, or one they were removed from): say why, without
+        # showing anything of it.
+        return message_response(request, exc.message, status=exc.status)
+
+
+@require_POST
+def game_roll(request: HttpRequest, game_id: int) -> HttpResponse:
+    return _perform(
+        request,
+        game_id,
+        lambda actor, turn, roll: play.turn_roll(game_id=game_id, actor=actor, turn=turn, roll=roll),
+    )
+
+
+@require_POST
+def game_hold(request: HttpRequest, game_id: int, die: int) -> HttpResponse:
+    return _perform(
+        request,
+        game_id,
+        lambda actor, turn, roll: play.turn_toggle_hold(
+            game_id=game_id, actor=actor, turn=turn, roll=roll, die=die
+        ),
+        HOLD_REGIONS,
+    )
+
+
+@require_POST
+def game_choose(request: HttpRequest, game_id: int, box: str) -> HttpResponse:
+    """Choose a box. A zero while another open box scores is refused until confirmed: the refusal
+    (409, nothing changed) carries a button that resubmits the same choice with `confirm_zero=1`, so
+    the page asks with or without JavaScript."""
+    actor = actor_from_request(request)
+    confirmed = request.POST.get("confirm_zero") == "1"
+    try:
+        turn, roll = int_field(request, "turn"), int_field(request, "roll")
+        game = play.turn_choose_box(
+            game_id=game_id, actor=actor, turn=turn, roll=roll, box=box, confirm_zero=confirmed
+        )
+    except play.ZeroNeedsConfirmation as exc:
+        confirm = {
+            "url": reverse("dicegame:choose", args=[game_id, exc.box]),
+            "turn": turn,
+            "roll": roll,
+            "box": box_label(Box[exc.box]),
+        }
+        return _render_game(
+            request, game_id, actor, error=exc.message, status=exc.status, confirm_zero=confirm
+        )
+    except GameActionError as exc:
+        return _refusal(request, game_id, actor, exc)
+    if not request.htmx:
+        return redirect("dicegame:game", game_id)
+    return _render_game(request, game_id, actor, regions=CHOOSE_REGIONS, acted=game)
+
+
+@require_POST
+def game_confirm(request: HttpRequest, game_id: int) -> HttpResponse:
+    return _perform(
+        request,
+        game_id,
+        lambda actor, turn, roll: play.turn_confirm(game_id=game_id, actor=actor, turn=turn, roll=roll),
+    )
+
+
+def game_action(request: HttpRequest, game_id: int, act: Callable[[Actor], object]) -> HttpResponse:
+    """An action on the game as a whole (not tied to the dice on screen)."""
+    actor = actor_from_request(request)
+    try:
+        acted = act(actor)
+    except GameActionError as exc:
+        return _refusal(request, game_id, actor, exc)
+    if not request.htmx:
+        return redirect("dicegame:game", game_id)
+    # The turns the action wrote (the computer's, when hurried): the answer celebrates them too.
+    return _render_game(request, game_id, actor, written=getattr(acted, "_written", ()))
+
+
+@require_POST
+def game_hurry(request: HttpRequest, game_id: int) -> HttpResponse:
+    return game_action(request, game_id, lambda actor: play.game_hurry(game_id=game_id, actor=actor))
+
+
+@require_POST
+def game_hints(request: HttpRequest, game_id: int) -> HttpResponse:
+    raw = request.POST.get("on", "")
+    if raw not in ("0", "1"):
+        return _refusal(
+            request,
+            game_id,
+            actor_from_request(request),
+            GameActionError(_("The request was malformed (on must be 0 or 1): reload the page."), status=400),
+        )
+    return game_action(
+        request, game_id, lambda actor: play.game_set_hints(game_id=game_id, actor=actor, on=raw == "1")
+    )
+
+
+@require_POST
+def game_resign(request: HttpRequest, game_id: int) -> HttpResponse:
+    """Resign a solo game or one against the computer: it ends as it stands (play.game_resign)."""
+    return game_action(request, game_id, lambda actor: play.game_resign(game_id=game_id, actor=actor))
+
+
+@require_POST
+def game_tick(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The page's countdown reached zero: apply the auto-commit if the server agrees it is due."""
+    actor = actor_from_request(request)
+    # A spectator who came by the invitation link ticks with its token (`?t=`), as the page was opened.
+    token = request.GET.get("t", "")
+    try:
+        selectors.game_for_viewer(game_id=game_id, actor=actor, token=token)
+    except Http404 as exc:
+        return message_response(request, str(exc), status=404)
+    written: list = []
+    play.game_settle(game_id=game_id, written=written)
+    if not request.htmx:
+        return redirect(game_url(game_id, token))
+    return _render_game(request, game_id, actor, token=token, written=written)
+
+
+@require_GET
+def history(request: HttpRequest) -> HttpResponse:
+    actor = actor_from_request(request)
+    if _has_identity(actor):
+        play.games_settle_overdue()
+        page = selectors.history_page(actor=actor, page=request.GET.get("page"))
+    else:
+        page = None
+    # Columns of local games a friend offered this user (dicegame.play.local), to confirm or decline.
+    seat_links = local.seat_links_pending_for(user_id=actor.user_id) if actor.user_id is not None else []
+    return render(request, "dicegame/history.html", {"page": page, "seat_links": seat_links})
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    return message_response(
+        request,
+        _("Your session's security token was missing or out of date: reload the page and try again."),
+        status=403,
+    )
+
+
+@require_GET
+def healthz(request: HttpRequest) -> HttpResponse:
+    """The process answers, nothing more (`/healthz/` itself is answered by HealthzMiddleware; this
+    view is the benchmarks' bare view, `bench/bare/`)."""
+    return HttpResponse("ok", content_type="text/plain")

@@ -1,0 +1,174 @@
+"""The review screens: a game's replay with its analysis, a player's statistics, leaderboards, exports.
+
+Thin function views over `review` (and `selectors.game_for_viewer` for every game access).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.selectors import friend_ids, opted_in_ids
+from accounts.services import profile_set_leaderboard_opt_in
+from dicegame import analysis_store, records
+from dicegame.actors import actor_from_request
+from dicegame.http import message_response
+from dicegame.models import Game
+from dicegame.play import selectors
+from dicegame.strategy import analysis as A
+from review import exports, head_to_head, leaderboards, replay, yardsticks
+from review import stats as statistics
+from review.cache import cached
+
+REVIEW_TEMPLATE = "review/game.html"
+
+
+def _viewable_game(request: HttpRequest, game_id: int) -> Game:
+    """The game, if the viewer may see it; `?t=` carries the invitation link's token, as on the game page."""
+    actor = actor_from_request(request)
+    return selectors.game_for_viewer(game_id=game_id, actor=actor, token=request.GET.get("t", ""))
+
+
+@require_GET
+def game_review(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = _viewable_game(request, game_id)
+    try:
+        stored = analysis_store.analysis_for(game)
+    except analysis_store.ReviewError as exc:
+        return message_response(request, exc.message, status=exc.status)
+    token = request.GET.get("t", "")
+    context = {
+        "game": game,
+        "review": replay.game_review(
+            game=game, stored=stored, step=request.GET.get("step"), line=request.GET.get("line")
+        ),
+        # The replay's links keep the token of a viewer who came with the link.
+        "token": token,
+        "token_query": f"&{urlencode({'t': token})}" if token else "",
+    }
+    if request.htmx and not request.htmx.boosted and not request.htmx.history_restore_request:
+        return TemplateResponse(request, f"{REVIEW_TEMPLATE}#replay", context)
+    return TemplateResponse(request, REVIEW_TEMPLATE, context)
+
+
+@require_GET
+def game_export_json(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = _viewable_game(request, game_id)
+    try:
+        data = exports.game_export(game=game)
+    except analysis_store.ReviewError as exc:
+        return message_response(request, exc.message, status=exc.status)
+    response = JsonResponse(data, json_dumps_params={"indent": 1, "ensure_ascii": False})
+    response["Content-Disposition"] = f'attachment; filename="penta-game-{game.pk}.json"'
+    return response
+
+
+@require_GET
+def history_export_csv(request: HttpRequest) -> HttpResponse:
+    actor = actor_from_request(request)
+    if actor.user_id is None and not actor.guest_key:
+        return message_response(request, _("You have no games to export yet."), status=404)
+    response = StreamingHttpResponse(exports.history_csv(actor=actor), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="penta-games.csv"'
+    return response
+
+
+def _target(username: str):
+    return get_object_or_404(get_user_model(), username=username, is_active=True)
+
+
+@require_GET
+def player_detail(request: HttpRequest, username: str) -> HttpResponse:
+    target = _target(username)
+    viewer_id = request.user.pk if request.user.is_authenticated else None
+    if not statistics.player_visible(viewer_id=viewer_id, target=target):
+        raise Http404(_("There is no such player."))
+    is_me = viewer_id == target.pk
+    friends = friend_ids(user_id=viewer_id) if viewer_id else set()
+    is_friend = target.pk in friends
+    stats = statistics.player_stats(user_id=target.pk)
+    # Both change only with the target's finished games, which stats.key names.
+    if is_me:
+        others = sorted(friends)
+        h2h = cached(
+            f"{stats.key}:h2h:{others}",
+            lambda: head_to_head.head_to_head(user_id=target.pk, other_ids=others),
+        )
+        recent = cached(f"{stats.key}:recent", lambda: statistics.recent_games(user_id=target.pk))
+    elif is_friend:
+        h2h = cached(
+            f"{stats.key}:h2h-of:{viewer_id}",
+            lambda: head_to_head.head_to_head(user_id=viewer_id, other_ids=[target.pk]),
+        )
+        # Games against people are visible to the friends of their players (selectors.game_visible).
+        recent = cached(
+            f"{stats.key}:recent-friends",
+            lambda: statistics.recent_games(user_id=target.pk, only_kind=Game.Kind.FRIENDS),
+        )
+    else:
+        h2h, recent = [], []
+    context = {
+        "target": target,
+        "is_me": is_me,
+        "is_friend": is_friend,
+        "opted_in": statistics.opted_in(target.pk),
+        "stats": stats,
+        "head_to_head": h2h,
+        "recent": recent,
+        "thresholds": replay.thresholds(),
+        "records_rule": records.records_rule(),
+        "stand_in_limit": records.STAND_IN_TURN_LIMIT,
+        "bot_accuracy": yardsticks.bot_accuracy(),
+        "accuracy_scale": A.ACCURACY_SCALE,
+    }
+    return TemplateResponse(request, "review/player.html", context)
+
+
+@login_required
+@require_GET
+def my_stats(request: HttpRequest) -> HttpResponse:
+    return redirect("review:player", request.user.get_username())
+
+
+@login_required
+@require_POST
+def player_opt_in(request: HttpRequest, username: str) -> HttpResponse:
+    target = _target(username)
+    if target.pk != request.user.pk:
+        raise Http404(_("There is no such player."))
+    raw = request.POST.get("on", "")
+    if raw not in ("0", "1"):
+        return message_response(
+            request, _("The request was malformed (on must be 0 or 1): reload the page."), status=400
+        )
+    profile_set_leaderboard_opt_in(user=request.user, on=raw == "1")
+    return redirect("review:player", target.get_username())
+
+
+BOARD_SCOPES = ("friends", "site")
+
+
+@require_GET
+def leaderboard(request: HttpRequest) -> HttpResponse:
+    scope = request.GET.get("scope", "friends")
+    if scope not in BOARD_SCOPES:
+        scope = "friends"
+    viewer_id = request.user.pk if request.user.is_authenticated else None
+    if scope == "friends" and viewer_id is None:
+        scope = "site"
+    ids = [viewer_id, *friend_ids(user_id=viewer_id)] if scope == "friends" else opted_in_ids()
+    context = {
+        "scope": scope,
+        "boards": leaderboards.leaderboards(user_ids=ids, viewer_id=viewer_id),
+        "opted_in": statistics.opted_in(viewer_id) if viewer_id else False,
+        "min_games": leaderboards.LEADERBOARD_MIN_GAMES,
+        "records_rule": records.records_rule(),
+    }
+    return TemplateResponse(request, "review/leaderboard.html", context)
