@@ -16,9 +16,9 @@ import pytest
 from django.test import Client
 
 from dicegame.actors import GUEST_SESSION_KEY, Actor
-from tests.factories import PASSWORD, UserFactory, befriend
-from tests.live_server import make_application, use_test_database
-from tests.strategy_fixtures import strategy  # noqa: F401  (a session fixture: the solved table)
+from tests.support.factories import PASSWORD, UserFactory, befriend
+from tests.support.live_server import make_application, use_test_database
+from tests.support.strategy import strategy  # noqa: F401  (a session fixture: the solved table)
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 CHROMIUM_CANDIDATES = ("/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/chromium-browser")

@@ -9,8 +9,8 @@ import pytest
 from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.strategy import Strategy
 from dicegame.strategy import analysis as A
-from dicegame.strategy.bot_games import bot_game
 from dicegame.strategy.simulate import seed_from_number
+from tests.support.games import bot_game_logs
 
 ALL_HELD = [True] * 5
 NONE_HELD = [False] * 5
@@ -19,11 +19,6 @@ NONE_HELD = [False] * 5
 @pytest.fixture(scope="module")
 def strategy() -> Strategy:
     return Strategy.shared()
-
-
-def bot_game_logs(strengths: list[str], seed: str, game: int = 1) -> list[A.TurnLog]:
-    """A whole game of bots taking turns with the server's dice recipe, as the turn log the app stores."""
-    return bot_game(strengths, seed, game).logs
 
 
 def one_turn(rolls: list[tuple[list[int], list[bool]]], box: Box, **flags) -> A.TurnLog:

@@ -21,7 +21,7 @@ from dicegame import play
 from dicegame.actors import Actor
 from dicegame.models import Game, Turn
 from dicegame.play import sweeper as clock
-from tests.servers import free_port
+from tests.support.servers import free_port
 
 
 @pytest.fixture

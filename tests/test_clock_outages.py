@@ -1,7 +1,7 @@
 """The game clock and the web processes outlive their database and Redis, as real processes.
 
 Each test runs the project's own processes (`manage.py run_timers`, daphne) against a private
-PostgreSQL cluster (tests/servers.py) that it stops and starts at will; the suite's database and CI's
+PostgreSQL cluster (tests/support/servers.py) that it stops and starts at will; the suite's database and CI's
 shared PostgreSQL and Redis are never touched, so these run on both CI passes. Without PostgreSQL's
 binaries they are skipped (in CI they fail)."""
 
@@ -16,7 +16,7 @@ import urllib.request
 import pytest
 
 from tests.conftest import require
-from tests.servers import (
+from tests.support.servers import (
     PG_BIN,
     PrivatePostgres,
     ProjectProcess,

@@ -5,7 +5,7 @@ from django.core.management import CommandError, call_command
 
 from dicegame import play
 from dicegame.models import Turn
-from tests.test_services import play_whole_game
+from tests.support.games import play_whole_game
 
 pytestmark = pytest.mark.django_db
 

@@ -6,35 +6,13 @@ Runs on whichever database the suite runs on: SQLite (IMMEDIATE transactions) by
 import threading
 
 import pytest
-from django.db import connection
 
 from dicegame import play
 from dicegame.errors import GameActionError
 from dicegame.models import Turn
+from tests.support.games import race
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def race(n: int, action) -> list:
-    """Run `action` in n threads released together; returns each thread's result or exception."""
-    barrier = threading.Barrier(n)
-    results: list = [None] * n
-
-    def run(i):
-        try:
-            barrier.wait()
-            results[i] = action()
-        except Exception as exc:
-            results[i] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    return results
 
 
 def test_simultaneous_identical_rolls_apply_exactly_once(user_actor):
@@ -62,7 +40,7 @@ def test_simultaneous_confirms_score_once(user_actor):
 def test_simultaneous_http_rolls_apply_once(user, user_actor):
     from django.test import Client
 
-    from tests.factories import PASSWORD
+    from tests.support.factories import PASSWORD
 
     game = play.game_create_solo(actor=user_actor)
     clients = []

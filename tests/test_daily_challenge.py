@@ -23,7 +23,7 @@ from dicegame.models import Game, Player, Turn
 from dicegame.rules import dice
 from dicegame.strategy import Strategy, computer
 from dicegame.strategy.analysis import optimal_line
-from tests.factories import GameFactory, PlayerFactory, UserFactory, actor, befriend, client_for
+from tests.support.factories import GameFactory, PlayerFactory, UserFactory, actor, befriend, client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -207,7 +207,7 @@ def test_a_guests_attempt_stays_unranked_if_the_account_has_played_that_day(cloc
     ranked, _ = services.attempt_start(actor=actor(anna))
     client.post("/daily/play/")
     guest = DailyAttempt.objects.get(user__isnull=True)
-    from tests.factories import PASSWORD
+    from tests.support.factories import PASSWORD
 
     client.post("/accounts/login/", {"username": anna.username, "password": PASSWORD})
     guest.refresh_from_db()

@@ -9,7 +9,7 @@ from django.urls import reverse
 from dicegame import play
 from feedback.models import Report
 from tests.conftest import forget_cached
-from tests.factories import UserFactory
+from tests.support.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 REPORT = "/report/"

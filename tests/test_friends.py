@@ -13,7 +13,7 @@ from dicegame.models import Game, Invitation
 from dicegame.play import lobby
 from live import presence
 from live.models import Connection, ServerProcess
-from tests.factories import PASSWORD, GameFactory, UserFactory, befriend
+from tests.support.factories import PASSWORD, GameFactory, UserFactory, befriend
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}

@@ -13,8 +13,8 @@ from dicegame.actors import Actor
 from dicegame.models import Turn
 from dicegame.play import rooms
 from penta.asgi import application
-from tests import factories
-from tests.factories import UserFactory
+from tests.support import factories
+from tests.support.factories import UserFactory
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 ORIGIN = (b"origin", b"http://localhost")

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.screen import hint_words
 from dicegame.strategy import Strategy
-from tests.factories import GameFactory, PlayerFactory, TurnFactory
+from tests.support.factories import GameFactory, PlayerFactory, TurnFactory
 
 HX = {"HTTP_HX_REQUEST": "true"}
 

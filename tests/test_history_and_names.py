@@ -16,8 +16,8 @@ from dicegame import play
 from dicegame.models import Game, Player
 from dicegame.play import rooms
 from tests.conftest import forget_cached
-from tests.factories import actor, client_for
-from tests.test_review import make_game
+from tests.support.factories import actor, client_for
+from tests.support.games import make_game
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from accounts.forms import SignupForm
 from accounts.models import FriendRequest, Friendship
 from dicegame.models import Game, Invitation
 from dicegame.web.routing import websocket_urlpatterns
-from tests.factories import PASSWORD
+from tests.support.factories import PASSWORD
 
 HX = {"HTTP_HX_REQUEST": "true"}
 NUL_MESSAGE = "NUL character"

@@ -16,8 +16,8 @@ from dicegame.screen.view import game_board
 from dicegame.strategy import computer
 from review.leaderboards import leaderboards
 from review.stats import player_stats
-from tests.factories import PASSWORD, UserFactory, befriend
-from tests.test_services import current, snapshot
+from tests.support.factories import PASSWORD, UserFactory, befriend
+from tests.support.games import current, snapshot
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}

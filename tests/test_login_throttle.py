@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.test import Client, override_settings
 from django.utils import translation
 
-from tests.factories import PASSWORD, UserFactory
+from tests.support.factories import PASSWORD, UserFactory
 
 pytestmark = pytest.mark.django_db
 LOCKED = "Too many failed attempts to log in"

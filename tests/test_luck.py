@@ -18,7 +18,7 @@ from dicegame.strategy import Strategy
 from dicegame.strategy import analysis as A
 from dicegame.strategy.simulate import seed_from_number
 from dicegame.strategy.turn import State, legal_options
-from tests.test_analysis import bot_game_logs
+from tests.support.games import bot_game_logs
 
 TOLERANCE = 0.01  # the stored figures are rounded to 4 decimals; a game has at most 52 of them a seat
 

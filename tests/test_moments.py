@@ -12,7 +12,7 @@ from django.utils import timezone
 from dicegame import play
 from dicegame.models import Game, Player, Turn
 from dicegame.rules.scoring import Box
-from tests.factories import GameFactory, PlayerFactory, TurnFactory
+from tests.support.factories import GameFactory, PlayerFactory, TurnFactory
 from tests.test_pushes import connect, frame_with_version, two_player_game
 
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -252,7 +252,7 @@ async def test_leaving_is_told_to_the_table():
 @pytest.mark.django_db
 @pytest.mark.parametrize("how", ["hurry", "tick"])
 def test_the_computers_penta_is_celebrated_in_the_answer_that_played_it(user, user_actor, how):
-    from tests.test_services import place, roll
+    from tests.support.games import place, roll
 
     game = play.game_create_vs_computer(actor=user_actor, strengths=["hard"])
     roll(game, user_actor)

@@ -18,8 +18,8 @@ from dicegame.notices import notice_html, notify_user
 from live import presence
 from live.models import ServerProcess
 from penta.asgi import application
-from tests import factories
-from tests.factories import UserFactory
+from tests.support import factories
+from tests.support.factories import UserFactory
 
 URL = "/ws/notifications/"
 ORIGIN = (b"origin", b"http://localhost")

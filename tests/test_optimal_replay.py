@@ -13,7 +13,7 @@ from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.strategy import Strategy
 from dicegame.strategy import analysis as A
 from dicegame.strategy.simulate import held_flags
-from tests.test_review import make_game
+from tests.support.games import make_game
 
 pytestmark = pytest.mark.django_db
 

@@ -16,8 +16,8 @@ from dicegame.models import Game, Turn
 from dicegame.play import rooms
 from live import pushes
 from penta.asgi import application
-from tests import factories
-from tests.factories import UserFactory, actor, befriend, client_for
+from tests.support import factories
+from tests.support.factories import UserFactory, actor, befriend, client_for
 
 HX = {"HTTP_HX_REQUEST": "true"}
 

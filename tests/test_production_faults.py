@@ -1,5 +1,5 @@
 """Live play on the production set-up as it runs, under the faults production meets: real daphne
-processes (tests/daphne_servers.py) on the test database and Redis, real WebSocket clients.
+processes (tests/support/daphne_servers.py) on the test database and Redis, real WebSocket clients.
 
 - idle sockets stay open and get the next push (redis-py 8's 5-s socket timeout cut them: issue 4091);
 - a process killed with SIGKILL does not stall a table: the clock takes the dead process's sockets for
@@ -41,7 +41,7 @@ from dicegame.play import rooms
 from dicegame.rules.scoring import Box
 from live import presence
 from live.models import Connection, ServerProcess
-from tests.daphne_servers import (
+from tests.support.daphne_servers import (
     FAST_PRESENCE,
     ROOT,
     Screen,
@@ -50,7 +50,7 @@ from tests.daphne_servers import (
     in_db,
     wait_until,
 )
-from tests.factories import UserFactory, actor, session_cookie
+from tests.support.factories import UserFactory, actor, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -328,7 +328,7 @@ PACE = 0.15  # seconds between a victim's actions: a quick human
 
 
 class Flooder:
-    """tests/flood_client.py as a process of its own: one account's every socket sending `sync` on the
+    """tests/support/flood_client.py as a process of its own: one account's every socket sending `sync` on the
     game's invitation link and on notification sockets. `closes` fills as its sockets are closed."""
 
     def __init__(self, server, cookie: str, game: Game, burst: int, pace: float):
@@ -336,7 +336,15 @@ class Flooder:
             ("--url", server.ws_url(game_path(game, game.invite_token)), "--count", str(FLOOD_GAME_SOCKETS)),
             ("--url", server.ws_url("/ws/notifications/"), "--count", str(FLOOD_NOTICE_SOCKETS)),
         ]
-        argv = [sys.executable, "-m", "tests.flood_client", "--cookie", cookie, "--origin", server.origin]
+        argv = [
+            sys.executable,
+            "-m",
+            "tests.support.flood_client",
+            "--cookie",
+            cookie,
+            "--origin",
+            server.origin,
+        ]
         argv += ["--burst", str(burst), "--pace", str(pace), *(arg for url in urls for arg in url)]
         self.process = subprocess.Popen(
             argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True

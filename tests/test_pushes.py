@@ -18,7 +18,7 @@ from dicegame.models import Turn
 from dicegame.play import rooms
 from live import presence
 from penta.asgi import application
-from tests.factories import UserFactory, befriend, session_cookie
+from tests.support.factories import UserFactory, befriend, session_cookie
 
 ORIGIN = (b"origin", b"http://localhost")
 REGIONS = ("turn-status", "dice-tray", "scoresheet")

@@ -12,32 +12,17 @@ from django.utils import timezone
 
 from dicegame import analysis_store, play
 from dicegame.models import Game, Turn
-from dicegame.rules.scoring import Box, Scoresheet
-from dicegame.strategy import Bot, Strategy
+from dicegame.rules.scoring import Box
+from dicegame.strategy import Bot
 from puzzles import positions as P
 from puzzles import selectors
 from puzzles import services as S
 from puzzles.models import Attempt, DailyPuzzle, Puzzle, PuzzleRating, PuzzleSource
-from tests.factories import UserFactory, actor, client_for
-from tests.test_concurrency import race
-from tests.test_review import make_game
+from tests.support.factories import UserFactory, actor, client_for
+from tests.support.games import make_game, race
+from tests.support.puzzles import ALL_BUT, box, keep, make_puzzle, sheet
 
 HX = {"HTTP_HX_REQUEST": "true"}
-
-
-def keep(*values: int) -> P.Option:
-    return P.Option(value=0.0, keep=tuple(values))
-
-
-def box(b: Box) -> P.Option:
-    return P.Option(value=0.0, box=b, points=0)
-
-
-def sheet(boxes: dict[Box, int] | None = None, penta_bonus: int = 0) -> Scoresheet:
-    return Scoresheet(boxes or {}, penta_bonus)
-
-
-ALL_BUT = lambda *open_: {b: 0 for b in Box if b not in open_}  # noqa: E731
 
 
 # -- themes (pure) -----------------------------------------------------------------------------------
@@ -245,24 +230,6 @@ def test_a_game_finished_through_the_services_adds_its_puzzles_at_once(person):
 
 
 # -- solving -----------------------------------------------------------------------------------------
-
-
-def make_puzzle(
-    boxes: dict[Box, int] | None = None, dice=(1, 2, 3, 4, 6), rolls_left: int = 0, strategy=None
-) -> Puzzle:
-    s = sheet(boxes)
-    choices = P.options(strategy or Strategy.shared(), s, dice, rolls_left)
-    return Puzzle.objects.create(
-        key=P.position_key(s, dice, rolls_left),
-        boxes=s.to_dict()["boxes"],
-        dice=sorted(dice),
-        rolls_left=rolls_left,
-        choices=[o.to_json() for o in choices[: P.STORED_CHOICES]],
-        best_value=choices[0].value,
-        margin=choices[0].value - choices[1].value,
-        rating=1500.0,
-        **{f"theme_{t}": t in P.themes(s, dice, rolls_left, choices[0]) for t in P.THEMES},
-    )
 
 
 def post_option(client: Client, puzzle: Puzzle, option: P.Option, **extra):

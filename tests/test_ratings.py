@@ -20,7 +20,7 @@ from dicegame.rules import glicko2
 from dicegame.strategy.computer import auto_commit_box
 from ratings.models import PlayerRating, RatingChange
 from ratings.services import game_rate
-from tests.factories import UserFactory, actor
+from tests.support.factories import UserFactory, actor
 
 pytestmark = pytest.mark.django_db
 

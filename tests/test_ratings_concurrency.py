@@ -15,8 +15,8 @@ from dicegame import play
 from dicegame.models import Turn
 from dicegame.rules import glicko2
 from ratings.models import PlayerRating, RatingChange
-from tests.factories import UserFactory, actor
-from tests.test_concurrency import race
+from tests.support.factories import UserFactory, actor
+from tests.support.games import race
 from tests.test_ratings import open_turn, play_out, rated_room
 
 pytestmark = pytest.mark.django_db(transaction=True)

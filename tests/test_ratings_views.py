@@ -13,7 +13,7 @@ from dicegame.models import Game, Invitation
 from dicegame.play import rooms
 from ratings.models import PlayerRating, RatingChange
 from tests.conftest import forget_cached
-from tests.factories import UserFactory, actor, befriend, client_for
+from tests.support.factories import UserFactory, actor, befriend, client_for
 from tests.test_ratings import play_out, rated_room
 
 pytestmark = pytest.mark.django_db

@@ -21,7 +21,7 @@ from review import head_to_head
 from review import leaderboards as boards_module
 from review import stats as statistics
 from tests.conftest import forget_cached
-from tests.factories import UserFactory, actor, befriend, client_for
+from tests.support.factories import UserFactory, actor, befriend, client_for
 from tests.test_stats import sheet_with, stats_game
 
 pytestmark = pytest.mark.django_db
@@ -245,7 +245,7 @@ def test_a_resigned_game_against_the_computer_is_a_loss_and_says_so(user, strate
 
 
 def test_the_review_marks_a_seat_whose_game_does_not_count(user, strategy):
-    from tests.test_review import make_game
+    from tests.support.games import make_game
 
     # The person sits first: turns 1, 3, 5 are theirs.
     within = make_game([user, "easy"], flags={1: {"stand_in": True}, 3: {"stand_in": True}})

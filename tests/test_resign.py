@@ -12,9 +12,9 @@ from dicegame.errors import GameActionError, GameNotFound
 from dicegame.models import Game, Player, Turn
 from dicegame.play import rooms
 from dicegame.rules.scoring import Box
-from tests.factories import UserFactory
-from tests.test_rooms import actor, client_for, started_two_player_game
-from tests.test_services import place, roll, snapshot
+from tests.support.factories import UserFactory
+from tests.support.games import place, roll, snapshot, started_two_player_game
+from tests.test_rooms import actor, client_for
 
 pytestmark = pytest.mark.django_db
 

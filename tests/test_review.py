@@ -10,17 +10,16 @@ import re
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from django.utils import timezone
 
 from dicegame import analysis_store, play
 from dicegame.models import Game, GameAnalysis, Player, Turn
-from dicegame.rules.scoring import Box, Scoresheet
+from dicegame.rules.scoring import Box
 from dicegame.strategy import analysis as A
 from dicegame.strategy import computer
 from review import replay
 from tests.conftest import forget_cached
-from tests.factories import GameFactory, PlayerFactory, UserFactory
-from tests.test_analysis import bot_game_logs
+from tests.support.factories import UserFactory
+from tests.support.games import make_game
 
 pytestmark = pytest.mark.django_db
 
@@ -32,59 +31,6 @@ def _fresh_cache():
 
 
 HX = {"HTTP_HX_REQUEST": "true"}
-
-
-def make_game(
-    seats: list,
-    *,
-    kind: str = Game.Kind.COMPUTER,
-    strengths: list[str] | None = None,
-    finished: bool = True,
-    flags: dict[int, dict] | None = None,
-) -> Game:
-    """A game whose seats (a user, or a bot strength string) played a whole game with the server's dice;
-    the people's seats are played by bots of `strengths` (default: medium). `flags`: turn number ->
-    {"auto_committed": True} or {"stand_in": True}."""
-    game = GameFactory(kind=kind, status=Game.Status.FINISHED if finished else Game.Status.ACTIVE)
-    strengths = strengths or [s if isinstance(s, str) else "medium" for s in seats]
-    logs = bot_game_logs(strengths, game.seed, game.pk)
-    players = []
-    for seat, who in enumerate(seats):
-        if isinstance(who, str):
-            players.append(
-                Player.objects.create(game=game, seat=seat, bot_strength=who, name=f"Computer {seat}")
-            )
-        else:
-            players.append(PlayerFactory(game=game, seat=seat, user=who))
-    sheets = [Scoresheet() for _ in seats]
-    for log in logs:
-        if not finished and log.round > 3:
-            break
-        sheets[log.seat] = sheets[log.seat].place(Box[log.box], tuple(log.rolls[-1]["dice"]))
-        Turn.objects.create(
-            game=game,
-            player=players[log.seat],
-            number=log.number,
-            round=log.round,
-            dice=log.rolls[-1]["dice"],
-            held=log.rolls[-1]["held"],
-            rolls=log.rolls,
-            box=log.box,
-            chosen_box=log.box,
-            points=log.points,
-            bonus=log.bonus,
-            completed_at=timezone.now(),
-            **(flags or {}).get(log.number, {}),
-        )
-    for p, sheet in zip(players, sheets, strict=True):
-        p.store_sheet(sheet)
-    for p in players:
-        p.rank = 1 + sum(1 for o in players if o.total > p.total) if finished else None
-        p.save()
-    if finished:
-        game.finished_at = timezone.now()
-        game.save()
-    return game
 
 
 @pytest.fixture
@@ -342,7 +288,7 @@ def test_history_page_queries_are_bounded(user, user_client, django_assert_max_n
 @pytest.mark.django_db(transaction=True)
 def test_the_analysis_is_stored_when_the_game_ends(user_actor):
     from dicegame.models import GameAnalysis
-    from tests.test_services import play_whole_game
+    from tests.support.games import play_whole_game
 
     game = play.game_create_solo(actor=user_actor)
     play_whole_game(game, user_actor)

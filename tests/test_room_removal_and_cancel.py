@@ -7,8 +7,8 @@ from dicegame.errors import GameActionError, GameNotFound
 from dicegame.models import Game, Invitation
 from dicegame.play import rooms, selectors
 from dicegame.play.lobby import game_invitations_pending
-from tests.factories import UserFactory, actor, befriend, client_for
-from tests.test_services import snapshot
+from tests.support.factories import UserFactory, actor, befriend, client_for
+from tests.support.games import snapshot
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}

@@ -12,20 +12,11 @@ from dicegame.errors import GameActionError, GameNotFound
 from dicegame.models import Game, Invitation, Turn
 from dicegame.play import rooms
 from live import presence
-from tests.factories import UserFactory, actor, befriend, client_for
-from tests.test_services import current, snapshot
+from tests.support.factories import UserFactory, actor, befriend, client_for
+from tests.support.games import current, snapshot, started_two_player_game
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
-
-
-def started_two_player_game(host, friend, turn_seconds=60):
-    game = rooms.room_create(actor=actor(host), seats=2, turn_seconds=turn_seconds)
-    rooms.room_invite(game_id=game.pk, actor=actor(host), username=friend.username)
-    rooms.room_accept_invitation(game_id=game.pk, actor=actor(friend))
-    rooms.room_start(game_id=game.pk, actor=actor(host))
-    game.refresh_from_db()
-    return game
 
 
 def test_create_room(room, host):

@@ -9,8 +9,8 @@ from django.test import Client
 from dicegame import play
 from dicegame.models import Turn
 from dicegame.rules.scoring import Box
-from tests.factories import PlayerFactory, TurnFactory
-from tests.test_services import snapshot
+from tests.support.factories import PlayerFactory, TurnFactory
+from tests.support.games import snapshot
 
 pytestmark = pytest.mark.django_db
 

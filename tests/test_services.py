@@ -8,54 +8,14 @@ from django.utils import timezone
 from dicegame import play
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
-from dicegame.models import Game, Player, Turn
+from dicegame.models import Game, Turn
 from dicegame.rules import dice
 from dicegame.rules.scoring import Box, Scoresheet
-from dicegame.strategy import computer
-from tests.factories import PlayerFactory, TurnFactory, UserFactory
+from dicegame.strategy import Strategy, computer
+from tests.support.factories import UserFactory
+from tests.support.games import current, play_whole_game, rigged_turn, roll, snapshot
 
 pytestmark = pytest.mark.django_db
-
-
-def snapshot(game_id: int) -> tuple:
-    """Everything an action could change, to show that a refused one changed nothing."""
-    game = Game.objects.get(pk=game_id)
-    players = list(Player.objects.filter(game_id=game_id).order_by("seat").values())
-    turns = list(Turn.objects.filter(game_id=game_id).order_by("number").values())
-    return (game.version, game.status, players, turns)
-
-
-def current(game_id: int) -> Turn:
-    return Turn.objects.filter(game_id=game_id, completed_at__isnull=True).select_related("player").get()
-
-
-def roll(game, actor, times=1):
-    for _ in range(times):
-        t = current(game.pk)
-        play.turn_roll(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used)
-    return current(game.pk)
-
-
-def place(game, actor, box: Box):
-    t = current(game.pk)
-    play.turn_choose_box(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used, box=box.name)
-    play.turn_confirm(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used)
-
-
-def rigged_turn(actor_user, dice_values, boxes=None, penta_bonus=0, rolls=1):
-    """A solo game whose current turn shows the given dice (as if rolled `rolls` times)."""
-    player = PlayerFactory(
-        user=actor_user, boxes={b.name: p for b, p in (boxes or {}).items()}, penta_bonus=penta_bonus
-    )
-    log = [{"dice": list(dice_values), "held": [False] * 5}] * rolls
-    TurnFactory(
-        player=player,
-        number=len(boxes or {}) + 1,
-        round=len(boxes or {}) + 1,
-        dice=list(dice_values),
-        rolls=log,
-    )
-    return player.game
 
 
 @pytest.fixture
@@ -247,13 +207,6 @@ def test_unknown_game(user_actor):
         play.turn_roll(game_id=999999, actor=user_actor, turn=1, roll=0)
 
 
-def play_whole_game(game, actor):
-    for _ in range(13):
-        t = roll(game, actor)
-        sheet = t.player.sheet
-        place(game, actor, computer.auto_commit_box(sheet, tuple(t.dice)))
-
-
 def test_a_whole_game_finishes_with_the_sheets_total(solo, user_actor):
     play_whole_game(solo, user_actor)
     solo.refresh_from_db()
@@ -319,16 +272,14 @@ def test_sweep_settles_every_overdue_game(user_actor, guest_actor):
 
 
 def test_auto_commit_writes_the_optimal_strategys_box():
-    from dicegame.strategy import Strategy
-
-    for sheet, roll in [
+    for sheet, rolled in [
         (Scoresheet(), (1, 2, 3, 4, 5)),
         (Scoresheet({Box.CHANCE: 9}), (1, 1, 2, 2, 3)),
         (Scoresheet({b: 0 for b in Box if b not in (Box.ONES, Box.TWOS)}), (3, 3, 4, 5, 6)),
         (Scoresheet({Box.PENTA: 50}), (6, 6, 6, 6, 6)),
     ]:
-        box = computer.auto_commit_box(sheet, roll)
-        best = max(Strategy.shared().evaluate(sheet, roll, 0), key=lambda c: c.expected_total)
+        box = computer.auto_commit_box(sheet, rolled)
+        best = max(Strategy.shared().evaluate(sheet, rolled, 0), key=lambda c: c.expected_total)
         assert box == best.box
-        assert box in sheet.options(roll)
+        assert box in sheet.options(rolled)
     assert computer.auto_commit_box(Scoresheet(), (1, 2, 3, 4, 5)) == Box.LARGE_STRAIGHT

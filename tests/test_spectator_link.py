@@ -12,8 +12,8 @@ from dicegame.models import Game
 from dicegame.play import rooms
 from penta.asgi import application
 from tests.conftest import forget_cached
-from tests.factories import UserFactory, actor, befriend, client_for
-from tests.test_review import make_game
+from tests.support.factories import UserFactory, actor, befriend, client_for
+from tests.support.games import make_game
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}

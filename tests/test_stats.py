@@ -20,8 +20,8 @@ from review import head_to_head, yardsticks
 from review import leaderboards as boards_module
 from review import stats as statistics
 from tests.conftest import forget_cached
-from tests.factories import UserFactory, befriend
-from tests.test_review import make_game
+from tests.support.factories import UserFactory, befriend
+from tests.support.games import make_game
 
 pytestmark = pytest.mark.django_db
 

@@ -24,7 +24,7 @@ from dicegame.actors import Actor
 from dicegame.models import Player, Turn
 from dicegame.play import rooms
 from tests.conftest import require_redis
-from tests.factories import UserFactory, session_cookie
+from tests.support.factories import UserFactory, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parent.parent

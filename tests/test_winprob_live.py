@@ -16,7 +16,7 @@ from dicegame.models import Game, Turn
 from dicegame.play import rooms
 from live import pushes
 from penta.asgi import application
-from tests.factories import UserFactory, actor, befriend, client_for, session_cookie
+from tests.support.factories import UserFactory, actor, befriend, client_for, session_cookie
 from winprob.models import WinBarChoice
 
 ORIGIN = (b"origin", b"http://localhost")

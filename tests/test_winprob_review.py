@@ -6,8 +6,8 @@ import time
 import pytest
 
 from dicegame.models import Game
-from tests.factories import UserFactory, client_for
-from tests.test_review import make_game
+from tests.support.factories import UserFactory, client_for
+from tests.support.games import make_game
 from winprob import review
 from winprob.models import GameWinCourse
 

@@ -13,8 +13,8 @@ from playwright.sync_api import Browser, Page, expect
 
 from accounts.models import Friendship
 from tests.browser.test_layout import DESKTOP, PHONE, log_in, new_page, roll, start_solo
-from tests.factories import UserFactory
-from tests.test_review import make_game
+from tests.support.factories import UserFactory
+from tests.support.games import make_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -15,7 +15,7 @@ from dicegame.models import Game, Player
 from dicegame.strategy import Strategy
 from dicegame.strategy.analysis import optimal_line
 from tests.browser.test_solo_game import WAIT_MS, choose_box, confirm, roll, roll_button, turn_field
-from tests.factories import PASSWORD, GameFactory, PlayerFactory, UserFactory, befriend
+from tests.support.factories import PASSWORD, GameFactory, PlayerFactory, UserFactory, befriend
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

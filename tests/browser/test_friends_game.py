@@ -12,7 +12,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from accounts.models import Friendship
 from dicegame.models import Game, Turn
-from tests.factories import PASSWORD, UserFactory
+from tests.support.factories import PASSWORD, UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 WAIT_MS = 20_000

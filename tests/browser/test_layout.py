@@ -15,8 +15,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from accounts.models import Friendship
-from tests.factories import PASSWORD, UserFactory
-from tests.test_review import make_game
+from tests.support.factories import PASSWORD, UserFactory
+from tests.support.games import make_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

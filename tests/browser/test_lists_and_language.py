@@ -13,7 +13,7 @@ from playwright.sync_api import Browser, Page, expect
 from dicegame.actors import Actor
 from dicegame.models import Game
 from dicegame.play import rooms
-from tests.factories import PASSWORD, GameFactory, PlayerFactory, UserFactory
+from tests.support.factories import PASSWORD, GameFactory, PlayerFactory, UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 VIEWPORTS = {"desktop": {"width": 1100, "height": 900}, "phone": {"width": 360, "height": 740}}

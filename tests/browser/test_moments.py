@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, Page, expect
 from dicegame.models import Game, Turn
 from dicegame.rules.scoring import Scoresheet
 from dicegame.strategy import Strategy
-from tests.factories import PASSWORD, UserFactory
+from tests.support.factories import PASSWORD, UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 WAIT_MS = 20_000

@@ -19,8 +19,8 @@ from playwright.sync_api import Error as PlaywrightError
 from dicegame.actors import Actor
 from dicegame.models import Game, Turn
 from dicegame.play import rooms
-from tests.factories import PASSWORD, UserFactory, befriend
-from tests.test_review import make_game
+from tests.support.factories import PASSWORD, UserFactory, befriend
+from tests.support.games import make_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
 WAIT_MS = 20_000

@@ -13,8 +13,8 @@ from puzzles.models import PuzzleRating
 from tests.browser.test_accessibility import BLOCKING, scan
 from tests.browser.test_layout import DESKTOP, PHONE, new_page
 from tests.browser.test_review import log_in
-from tests.factories import UserFactory
-from tests.test_puzzles import ALL_BUT, make_puzzle
+from tests.support.factories import UserFactory
+from tests.support.puzzles import ALL_BUT, make_puzzle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

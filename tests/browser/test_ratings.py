@@ -11,7 +11,7 @@ from accounts.models import Friendship
 from dicegame.models import Game
 from ratings.models import PlayerRating
 from tests.browser.test_friends_game import log_in
-from tests.factories import UserFactory
+from tests.support.factories import UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

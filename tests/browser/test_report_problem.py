@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from feedback.models import Report
-from tests.factories import PASSWORD, UserFactory
+from tests.support.factories import PASSWORD, UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 WAIT_MS = 20_000

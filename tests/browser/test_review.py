@@ -7,8 +7,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.factories import PASSWORD, UserFactory
-from tests.test_review import make_game
+from tests.support.factories import PASSWORD, UserFactory
+from tests.support.games import make_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

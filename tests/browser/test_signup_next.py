@@ -11,7 +11,7 @@ from playwright.sync_api import Browser, expect
 from dicegame.actors import Actor
 from dicegame.models import Player
 from dicegame.play import rooms
-from tests.factories import UserFactory
+from tests.support.factories import UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 WAIT_MS = 15_000

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from dicegame.play import rooms
-from tests.factories import PASSWORD, UserFactory, actor, befriend
+from tests.support.factories import PASSWORD, UserFactory, actor, befriend
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

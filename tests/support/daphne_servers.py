@@ -2,7 +2,7 @@
 of its own, `manage.py run_timers`) on the test database and a shared Redis, and real WebSocket clients
 (the `websockets` package).
 
-    from tests.daphne_servers import daphne_servers_fixture  # noqa: F401  (the fixture)
+    from tests.support.daphne_servers import daphne_servers_fixture  # noqa: F401  (the fixture)
 
     def test_something(daphne_servers):
         web1, web2 = daphne_servers.daphne(2, clock="web")   # both run the game clock
@@ -14,7 +14,7 @@ test must run; `require_redis` fails it in CI when Redis does not answer). Every
 stopped at the end of the test (SIGTERM, then SIGKILL to its whole process group), before the test's
 database is flushed.
 
-The processes run `tests.daphne_settings` (the test settings with production's way of keeping database
+The processes run `tests.support.daphne_settings` (the test settings with production's way of keeping database
 connections) with PENTA_USE_TEST_DB=1 (the pytest process's test database, which they find by the
 inherited PENTA_TEST_RUN) and short presence timings (FAST_PRESENCE), which a test may override through
 `daphne(..., PENTA_X="...")`."""
@@ -35,9 +35,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import free_port, wait_until
+from tests.support.servers import free_port, wait_until
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"
 
 # Presence and the clock in seconds, not minutes: a process is taken for dead 2 s after its last beat.
@@ -148,7 +148,7 @@ class Servers:
     def env(self, **extra: str) -> dict[str, str]:
         env = dict(os.environ)
         env.update(
-            DJANGO_SETTINGS_MODULE="tests.daphne_settings",
+            DJANGO_SETTINGS_MODULE="tests.support.daphne_settings",
             PENTA_USE_TEST_DB="1",
             SECRET_KEY=os.environ.get("SECRET_KEY") or "penta-tests-daphne-servers-" + "x" * 32,
             PYTHONUNBUFFERED="1",

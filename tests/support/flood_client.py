@@ -3,7 +3,7 @@ account opens every socket it can and sends a message on each as fast as it goes
 whatever is closed, until SIGTERM or SIGINT. It prints one JSON line as each socket closes, and one with
 everything that happened at the end.
 
-    python -m tests.flood_client --cookie 'sessionid=...' --origin http://127.0.0.1:8001 \\
+    python -m tests.support.flood_client --cookie 'sessionid=...' --origin http://127.0.0.1:8001 \\
         --url ws://127.0.0.1:8001/ws/games/7/?t=TOKEN --count 16 \\
         --url ws://127.0.0.1:8001/ws/notifications/ --count 4 [--burst 1] [--pace 0]
 
