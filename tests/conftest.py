@@ -6,43 +6,26 @@ skipped with a message that says how to enable it.
 
 from __future__ import annotations
 
-import fnmatch
 import multiprocessing
 import os
-import shutil
 from pathlib import Path
 
 import pytest
+from channels.layers import channel_layers
+from daphne.testing import DaphneProcess
 from django.test import Client
+from django.utils import translation
 
 from dicegame.actors import GUEST_SESSION_KEY, Actor
+from dicegame.play import rooms
+from tests.support.environment import (
+    chromium_path,
+    forget_login_failures,
+    require,
+)
 from tests.support.factories import PASSWORD, UserFactory, befriend
 from tests.support.live_server import make_application, use_test_database
 from tests.support.strategy import strategy  # noqa: F401  (a session fixture: the solved table)
-
-IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
-CHROMIUM_CANDIDATES = ("/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/chromium-browser")
-
-
-def require(condition: bool, what: str, how: str) -> None:
-    """Fail in CI, skip elsewhere, when a real part the test needs is missing."""
-    if condition:
-        return
-    if IN_CI:
-        pytest.fail(f"{what} is required in CI but missing: {how}")
-    pytest.skip(f"{what} is missing: {how}")
-
-
-def require_redis() -> None:
-    """The Redis of REDIS_URL answers (fail in CI, skip elsewhere, when it does not)."""
-    import redis
-
-    try:
-        redis.Redis.from_url(os.environ["REDIS_URL"]).ping()
-        reachable = True
-    except redis.exceptions.ConnectionError:
-        reachable = False
-    require(reachable, "Redis", f"start redis-server for REDIS_URL={os.environ['REDIS_URL']}")
 
 
 def pytest_configure(config):
@@ -61,8 +44,6 @@ def pytest_collection_modifyitems(config, items):
 def _english_unless_asked():
     """A request in Dutch leaves Dutch active in its thread (Django never switches back): each test
     starts in English."""
-    from django.utils import translation
-
     translation.activate("en")
     yield
     translation.activate("en")
@@ -72,36 +53,9 @@ def _english_unless_asked():
 def _fresh_channel_layer():
     """Each test gets its own channel layer: a Redis layer keeps asyncio locks bound to the event loop
     it first ran on, and every async test has a loop of its own."""
-    from channels.layers import channel_layers
-
     channel_layers.backends = {}
     yield
     channel_layers.backends = {}
-
-
-def forget_cached(cache=None, key: str = "*") -> None:
-    """Delete this test run's cache keys matching `key`, and only them. Not `cache.clear()`: on Redis it
-    flushes the whole database, the other xdist worker's keys (its login counters mid-test) included."""
-    if cache is None:
-        from django.core.cache import cache
-    pattern = cache.make_key(key)
-    if hasattr(cache._cache, "get_client"):  # Django's RedisCache
-        client = cache._cache.get_client(write=True)
-        keys = list(client.scan_iter(match=pattern))
-        if keys:
-            client.delete(*keys)
-    else:  # LocMemCache: its keys are made as PREFIX:VERSION:KEY
-        for made in list(getattr(cache, "_cache", {})):
-            if fnmatch.fnmatchcase(made, pattern):
-                cache.delete(made.split(":", 2)[2])
-
-
-def forget_login_failures() -> None:
-    """Delete the login throttle's counters (django-axes' "axes-*" keys) from the cache, and only
-    them: a shared Redis also carries the channel layer, and this run's other keys stay."""
-    from axes.helpers import get_cache
-
-    forget_cached(get_cache(), "axes-*")
 
 
 @pytest.fixture(autouse=True)
@@ -164,8 +118,6 @@ def friend(host):
 @pytest.fixture
 def room(host):
     """A room for three, created by the host, with a turn timer of 60 s."""
-    from dicegame.play import rooms
-
     return rooms.room_create(actor=Actor(user_id=host.pk, name=host.username), seats=3, turn_seconds=60)
 
 
@@ -174,8 +126,6 @@ def room(host):
 
 @pytest.fixture(scope="session")
 def live_server_url(django_db_setup, django_db_blocker):
-    from daphne.testing import DaphneProcess
-
     # The server runs the game clock (auto-commits, turn timers) as production does.
     os.environ["PENTA_CLOCK_IN_WEB"] = "true"
     server = DaphneProcess("127.0.0.1", make_application, setup=use_test_database)
@@ -192,13 +142,6 @@ def live_server_url(django_db_setup, django_db_blocker):
 
 
 # -- Chromium for Playwright -------------------------------------------------------------------------
-
-
-def chromium_path() -> str | None:
-    for candidate in CHROMIUM_CANDIDATES:
-        if Path(candidate).exists():
-            return candidate
-    return shutil.which("chromium")
 
 
 @pytest.fixture(scope="session")

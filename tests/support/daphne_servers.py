@@ -35,9 +35,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import ROOT
+from tests.support.environment import require_redis
 from tests.support.servers import free_port, wait_until
 
-ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"
 
 # Presence and the clock in seconds, not minutes: a process is taken for dead 2 s after its last beat.
@@ -62,8 +63,6 @@ def require_shared_layer() -> None:
     """Skip without REDIS_URL (the in-memory layer serves one process); in CI fail if Redis is down."""
     if not os.environ.get("REDIS_URL"):
         pytest.skip("needs REDIS_URL: the in-memory channel layer serves a single process")
-    from tests.conftest import require_redis
-
     require_redis()
 
 

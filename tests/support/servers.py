@@ -24,7 +24,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support import ROOT
+
 PG_BIN = Path(os.environ.get("PENTA_TEST_PG_BIN", "/usr/lib/postgresql/15/bin"))
 SECRET_KEY = "penta-tests-private-servers-secret-key-0123456789abcdef"
 

@@ -1,6 +1,6 @@
 """The solved strategy table, once per test session.
 
-Import the fixture into tests/conftest.py:  from tests.support.strategy import strategy  # noqa: F401
+Installed by tests/conftest.py:  from tests.support.strategy import strategy  # noqa: F401
 
 Strategy.load() uses PENTA_STRATEGY_PATH if set, else <repo>/var/strategy/penta-strategy-v<N>.npz: the
 first session builds it (a few seconds) and later sessions load it in milliseconds. Concurrent

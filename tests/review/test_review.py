@@ -17,7 +17,7 @@ from dicegame.rules.scoring import Box
 from dicegame.strategy import analysis as A
 from dicegame.strategy import computer
 from review import replay
-from tests.conftest import forget_cached
+from tests.support.environment import forget_cached
 from tests.support.factories import UserFactory
 from tests.support.games import make_game
 
@@ -256,7 +256,7 @@ def test_links_to_the_review(user, user_client, vs_hard):
 
 
 def test_review_page_queries_are_bounded(user, user_client, django_assert_max_num_queries):
-    from tests.test_stats import bulk_history
+    from tests.review.test_stats import bulk_history
 
     bulk_history(user, 1000)
     game = make_game([user, "hard", "medium", "easy"])
@@ -275,7 +275,7 @@ def test_first_review_of_a_game_also_uses_few_queries(user, user_client):
 
 
 def test_history_page_queries_are_bounded(user, user_client, django_assert_max_num_queries):
-    from tests.test_stats import bulk_history
+    from tests.review.test_stats import bulk_history
 
     bulk_history(user, 1000)
     with django_assert_max_num_queries(10):

@@ -15,7 +15,7 @@ import urllib.request
 
 import pytest
 
-from tests.conftest import require
+from tests.support.environment import require
 from tests.support.servers import (
     PG_BIN,
     PrivatePostgres,

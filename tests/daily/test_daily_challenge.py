@@ -492,7 +492,7 @@ def test_the_pages_speak_dutch(clock):
 async def test_the_game_socket_never_carries_the_seed_and_nothing_is_pushed():
     from channels.db import database_sync_to_async
 
-    from tests.test_game_socket import connect
+    from tests.dicegame.web.test_game_socket import connect
 
     @database_sync_to_async
     def setup():

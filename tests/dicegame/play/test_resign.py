@@ -12,9 +12,9 @@ from dicegame.errors import GameActionError, GameNotFound
 from dicegame.models import Game, Player, Turn
 from dicegame.play import rooms
 from dicegame.rules.scoring import Box
+from tests.dicegame.play.test_rooms import actor, client_for
 from tests.support.factories import UserFactory
 from tests.support.games import place, roll, snapshot, started_two_player_game
-from tests.test_rooms import actor, client_for
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,6 @@ import subprocess
 import sys
 import time
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from django.db import connection
@@ -23,11 +22,11 @@ from accounts.models import Friendship
 from dicegame.actors import Actor
 from dicegame.models import Player, Turn
 from dicegame.play import rooms
-from tests.conftest import require_redis
+from tests.support import ROOT
+from tests.support.environment import require_redis
 from tests.support.factories import UserFactory, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def free_port() -> int:

@@ -15,7 +15,7 @@ from django.utils import timezone, translation
 from dicegame import play
 from dicegame.models import Game, Player
 from dicegame.play import rooms
-from tests.conftest import forget_cached
+from tests.support.environment import forget_cached
 from tests.support.factories import actor, client_for
 from tests.support.games import make_game
 

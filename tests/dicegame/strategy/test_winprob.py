@@ -2,7 +2,6 @@
 the simulator of optimal play against the solved table, and the combination's arithmetic."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,8 +10,9 @@ from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.strategy import Strategy, winprob
 from dicegame.strategy import tables as T
 from dicegame.strategy.turn import State
+from tests.support import DATA
 
-DATA = Path(__file__).parent / "data" / "winprob_mc.json"
+REFERENCE = DATA / "winprob_mc.json"
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +29,7 @@ def seats_of(position: dict) -> list[winprob.SeatPosition]:
     ]
 
 
-STORED = json.loads(DATA.read_text())["positions"]
+STORED = json.loads(REFERENCE.read_text())["positions"]
 
 
 def test_the_stored_reference_covers_early_middle_late_two_and_four_seats_and_ties():

@@ -4,15 +4,13 @@ import asyncio
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from channels.layers import get_channel_layer
 from django.db import connection
 
-from tests.conftest import IN_CI, require_redis
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import ROOT
+from tests.support.environment import IN_CI, require_redis
 
 
 def test_check_deploy_is_clean_under_production_settings(tmp_path):

@@ -20,9 +20,9 @@ from dicegame.rules.scoring import Box
 from review import head_to_head
 from review import leaderboards as boards_module
 from review import stats as statistics
-from tests.conftest import forget_cached
+from tests.review.test_stats import sheet_with, stats_game
+from tests.support.environment import forget_cached
 from tests.support.factories import UserFactory, actor, befriend, client_for
-from tests.test_stats import sheet_with, stats_game
 
 pytestmark = pytest.mark.django_db
 LIMIT = records.STAND_IN_TURN_LIMIT
@@ -198,7 +198,7 @@ def test_the_rule_is_on_every_page_that_shows_records(user, language):
 
 def test_stats_pages_stay_bounded_with_stand_in_turns(user, user_client, django_assert_max_num_queries):
     """The rule adds subqueries, not queries: the page costs the same with a turn log."""
-    from tests.test_stats import bulk_history
+    from tests.review.test_stats import bulk_history
 
     friend = UserFactory()
     befriend(user, friend)

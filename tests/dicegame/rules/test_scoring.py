@@ -1,14 +1,14 @@
 """The rules engine against RULES.md: its worked examples and every placement in examples.json."""
 
 import json
-from pathlib import Path
 
 import pytest
 
 from dicegame.rules.scoring import Box, IllegalPlacement, InvalidDice, Scoresheet
+from tests.support import DATA
 
 # A copy of the rules' examples.json, kept in the repository so a clone runs its tests on its own.
-EXAMPLES = json.loads((Path(__file__).resolve().parent / "data" / "examples.json").read_text())
+EXAMPLES = json.loads((DATA / "examples.json").read_text())
 
 
 def sheet_from(boxes: dict[str, int], penta_bonus: int = 0) -> Scoresheet:

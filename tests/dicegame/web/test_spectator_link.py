@@ -11,7 +11,7 @@ from django.test import Client
 from dicegame.models import Game
 from dicegame.play import rooms
 from penta.asgi import application
-from tests.conftest import forget_cached
+from tests.support.environment import forget_cached
 from tests.support.factories import UserFactory, actor, befriend, client_for
 from tests.support.games import make_game
 

@@ -25,9 +25,9 @@ from dicegame import play
 from dicegame.actors import Actor
 from dicegame.play import rooms
 from penta.server import CLIENT_WINDOW_BITS, WINDOW_BITS, LeanPerMessageDeflate, accept_deflate
+from tests.support import ROOT
 from tests.support.factories import UserFactory, session_cookie
 
-ROOT = Path(__file__).resolve().parent.parent
 HX = {"HTTP_HX_REQUEST": "true"}
 GZIP = {"HTTP_ACCEPT_ENCODING": "gzip, deflate, br"}
 ASGI_APP = "penta.asgi:application"

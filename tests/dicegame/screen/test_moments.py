@@ -12,8 +12,8 @@ from django.utils import timezone
 from dicegame import play
 from dicegame.models import Game, Player, Turn
 from dicegame.rules.scoring import Box
+from tests.live.test_pushes import connect, frame_with_version, two_player_game
 from tests.support.factories import GameFactory, PlayerFactory, TurnFactory
-from tests.test_pushes import connect, frame_with_version, two_player_game
 
 HX = {"HTTP_HX_REQUEST": "true"}
 

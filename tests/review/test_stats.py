@@ -19,7 +19,7 @@ from dicegame.strategy import analysis as A
 from review import head_to_head, yardsticks
 from review import leaderboards as boards_module
 from review import stats as statistics
-from tests.conftest import forget_cached
+from tests.support.environment import forget_cached
 from tests.support.factories import UserFactory, befriend
 from tests.support.games import make_game
 

@@ -1,7 +1,7 @@
 """The game clock's loop (dicegame.play.sweeper.run_clock), in process: it survives every error, backs off,
 says when it has recovered, stops when asked, and sends a sweep's pushes on its one event loop.
 
-tests/test_clock_outages.py does the same with real processes, a real PostgreSQL restart and an
+tests/dicegame/play/test_clock_outages.py does the same with real processes, a real PostgreSQL restart and an
 unreachable Redis."""
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from dicegame import play
 from feedback.models import Report
-from tests.conftest import forget_cached
+from tests.support.environment import forget_cached
 from tests.support.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
