@@ -3,7 +3,6 @@
 from datetime import timedelta
 
 import pytest
-from django.test import Client
 from django.utils import timezone
 
 from accounts import selectors, services
@@ -13,24 +12,18 @@ from dicegame.models import Game, Invitation
 from dicegame.play import lobby
 from live import presence
 from live.models import Connection, ServerProcess
-from tests.support.factories import PASSWORD, GameFactory, UserFactory, befriend
+from tests.support import HX
+from tests.support.factories import GameFactory, UserFactory, befriend, client_for
 
 pytestmark = pytest.mark.django_db
-HX = {"HTTP_HX_REQUEST": "true"}
 
 
-def snapshot():
+def friends_snapshot():
     """Everything the friends services may write."""
     return (
         sorted(FriendRequest.objects.values_list("from_user_id", "to_user_id", "status", "created_at")),
         sorted(Friendship.objects.values_list("user_low_id", "user_high_id")),
     )
-
-
-def logged_in(user, **kwargs) -> Client:
-    client = Client(**kwargs)
-    assert client.login(username=user.username, password=PASSWORD)
-    return client
 
 
 @pytest.fixture
@@ -71,31 +64,31 @@ def test_send_finds_the_name_in_any_case_and_trims_it(ann, bob):
 )
 def test_send_refusals_change_nothing(ann, bob, username, status, message):
     FriendRequest.objects.create(from_user=bob, to_user=ann, status=FriendRequest.Status.DECLINED)
-    before = snapshot()
+    before = friends_snapshot()
     with pytest.raises(FriendError) as refused:
         services.friend_request_send(from_user=ann, username=username)
     assert (refused.value.status, refused.value.message) == (status, message)
     assert isinstance(refused.value, ValueError)
-    assert snapshot() == before
+    assert friends_snapshot() == before
 
 
 def test_send_to_a_friend_is_a_conflict(ann, bob):
     befriend(ann, bob)
-    before = snapshot()
+    before = friends_snapshot()
     with pytest.raises(FriendError) as refused:
         services.friend_request_send(from_user=ann, username="bob")
     assert refused.value.status == 409
     assert "already friends" in refused.value.message
-    assert snapshot() == before
+    assert friends_snapshot() == before
 
 
 def test_a_second_pending_request_is_a_conflict(ann, bob):
     services.friend_request_send(from_user=ann, username="bob")
-    before = snapshot()
+    before = friends_snapshot()
     with pytest.raises(FriendError) as refused:
         services.friend_request_send(from_user=ann, username="bob")
     assert refused.value.status == 409
-    assert snapshot() == before
+    assert friends_snapshot() == before
 
 
 def test_a_request_the_other_way_round_is_accepted_instead(ann, bob, django_capture_on_commit_callbacks):
@@ -126,25 +119,25 @@ def test_accept_makes_friends_once(ann, bob):
     assert selectors.friend_ids(user_id=ann.pk) == {bob.pk}
     assert list(selectors.friends_of(user_id=bob.pk)) == [ann]
     # Answered: not open any more.
-    before = snapshot()
+    before = friends_snapshot()
     with pytest.raises(FriendError) as refused:
         services.friend_request_accept(user=bob, request_id=sent.pk)
     assert refused.value.status == 404
-    assert snapshot() == before
+    assert friends_snapshot() == before
 
 
 @pytest.mark.parametrize("answer", [services.friend_request_accept, services.friend_request_decline])
 def test_only_the_addressee_may_answer(ann, bob, answer):
     carl = UserFactory(username="carl")
     sent = services.friend_request_send(from_user=ann, username="bob")
-    before = snapshot()
+    before = friends_snapshot()
     for someone in (ann, carl):
         with pytest.raises(FriendError) as refused:
             answer(user=someone, request_id=sent.pk)
         assert refused.value.status == 404
     with pytest.raises(FriendError):
         answer(user=bob, request_id=sent.pk + 1000)
-    assert snapshot() == before
+    assert friends_snapshot() == before
 
 
 def test_decline_makes_no_friends(ann, bob, django_capture_on_commit_callbacks):
@@ -161,12 +154,12 @@ def test_remove_ends_the_friendship_for_both(ann, bob):
     befriend(ann, bob)
     assert services.friend_remove(user=bob, friend_id=ann.pk) == ann
     assert not selectors.are_friends(a=ann.pk, b=bob.pk)
-    before = snapshot()
+    before = friends_snapshot()
     for friend_id in (ann.pk, bob.pk, 999999):
         with pytest.raises(FriendError) as refused:
             services.friend_remove(user=bob, friend_id=friend_id)
         assert refused.value.status == 404
-    assert snapshot() == before
+    assert friends_snapshot() == before
 
 
 def test_after_removal_either_may_ask_again(ann, bob):
@@ -249,7 +242,7 @@ def test_friends_page_needs_a_login(client):
 
 def test_nav_has_a_friends_link_for_logged_in_players_only(client, ann):
     assert b'href="/accounts/friends/"' not in client.get("/").content
-    assert b'href="/accounts/friends/"' in logged_in(ann).get("/").content
+    assert b'href="/accounts/friends/"' in client_for(ann).get("/").content
 
 
 def test_friends_page_lists_friends_requests_and_presence(ann, bob):
@@ -259,7 +252,7 @@ def test_friends_page_lists_friends_requests_and_presence(ann, bob):
     open_screen(bob, "bob-tab")
     incoming = FriendRequest.objects.create(from_user=dora, to_user=ann)
     FriendRequest.objects.create(from_user=ann, to_user=eve)
-    html = logged_in(ann).get("/accounts/friends/").content.decode()
+    html = client_for(ann).get("/accounts/friends/").content.decode()
     assert 'id="friends-panel"' in html
     bob_row = html.split(f'data-friend="{bob.pk}"')[1].split("</li>")[0]
     carl_row = html.split(f'data-friend="{carl.pk}"')[1].split("</li>")[0]
@@ -276,7 +269,7 @@ def test_friends_page_lists_friends_requests_and_presence(ann, bob):
 def test_search_lists_players_with_add_buttons(ann, bob):
     UserFactory(username="bobcat")
     befriend(ann, bob)
-    client = logged_in(ann)
+    client = client_for(ann)
     html = client.get("/accounts/friends/", {"q": "bob"}).content.decode()
     bob_row = html.split(f'data-player="{bob.pk}"')[1].split("</li>")[0]
     assert "Your friend" in bob_row and "<form" not in bob_row
@@ -289,12 +282,12 @@ def test_search_lists_players_with_add_buttons(ann, bob):
 
 
 def test_search_results_are_escaped(ann):
-    html = logged_in(ann).get("/accounts/friends/", {"q": "<script>"}).content.decode()
+    html = client_for(ann).get("/accounts/friends/", {"q": "<script>"}).content.decode()
     assert "<script>" not in html.split("<main", 1)[1]
 
 
 def test_send_without_js_redirects_back_with_a_message(ann, bob):
-    client = logged_in(ann)
+    client = client_for(ann)
     response = client.post("/accounts/friends/request/", {"username": "bob", "q": "bo"})
     assert response.status_code == 302 and response["Location"] == "/accounts/friends/?q=bo"
     assert FriendRequest.objects.filter(from_user=ann, to_user=bob, status="pending").exists()
@@ -302,7 +295,7 @@ def test_send_without_js_redirects_back_with_a_message(ann, bob):
 
 
 def test_send_with_htmx_answers_the_panel_and_the_message(ann, bob):
-    response = logged_in(ann).post("/accounts/friends/request/", {"username": "bob"}, **HX)
+    response = client_for(ann).post("/accounts/friends/request/", {"username": "bob"}, **HX)
     html = response.content.decode()
     assert response.status_code == 200
     assert '<div id="friends-panel"' in html
@@ -314,9 +307,9 @@ def test_send_with_htmx_answers_the_panel_and_the_message(ann, bob):
 @pytest.mark.parametrize("htmx", [True, False])
 def test_refusals_answer_4xx_with_the_message_and_change_nothing(ann, bob, htmx):
     befriend(ann, bob)
-    client = logged_in(ann)
+    client = client_for(ann)
     extra = HX if htmx else {}
-    before = snapshot()
+    before = friends_snapshot()
     cases = [
         ("/accounts/friends/request/", {"username": "ghost"}, 404, "There is no player called ghost."),
         ("/accounts/friends/request/", {"username": "ann"}, 400, "You cannot add yourself as a friend."),
@@ -333,24 +326,24 @@ def test_refusals_answer_4xx_with_the_message_and_change_nothing(ann, bob, htmx)
         assert 'role="alert"' in html
         assert '<div id="friends-panel"' in html
         assert ("<html" in html) is not htmx
-    assert snapshot() == before
+    assert friends_snapshot() == before
 
 
 def test_someone_elses_request_cannot_be_answered_through_the_page(ann, bob):
     carl = UserFactory(username="carl")
     sent = FriendRequest.objects.create(from_user=ann, to_user=bob)
-    before = snapshot()
-    for client in (logged_in(ann), logged_in(carl)):
+    before = friends_snapshot()
+    for client in (client_for(ann), client_for(carl)):
         assert client.post(f"/accounts/friends/requests/{sent.pk}/accept/", **HX).status_code == 404
         assert client.post(f"/accounts/friends/requests/{sent.pk}/decline/", **HX).status_code == 404
-    assert snapshot() == before
+    assert friends_snapshot() == before
 
 
 def test_accept_decline_and_remove_through_the_page(ann, bob):
     carl = UserFactory(username="carl")
     from_bob = FriendRequest.objects.create(from_user=bob, to_user=ann)
     from_carl = FriendRequest.objects.create(from_user=carl, to_user=ann)
-    client = logged_in(ann)
+    client = client_for(ann)
     response = client.post(f"/accounts/friends/requests/{from_bob.pk}/accept/", **HX)
     assert response.status_code == 200 and "You and bob are now friends." in response.content.decode()
     assert selectors.are_friends(a=ann.pk, b=bob.pk)
@@ -363,16 +356,16 @@ def test_accept_decline_and_remove_through_the_page(ann, bob):
 
 
 def test_the_actions_need_post(ann, bob):
-    client = logged_in(ann)
+    client = client_for(ann)
     assert client.get("/accounts/friends/request/", {"username": "bob"}).status_code == 405
     assert not FriendRequest.objects.exists()
 
 
 def test_csrf_token_is_required(ann, bob):
-    client = logged_in(ann, enforce_csrf_checks=True)
+    client = client_for(ann, enforce_csrf_checks=True)
     befriend(ann, bob)
     sent = FriendRequest.objects.create(from_user=UserFactory(username="carl"), to_user=ann)
-    before = snapshot()
+    before = friends_snapshot()
     for url, data in [
         ("/accounts/friends/request/", {"username": "dora"}),
         (f"/accounts/friends/requests/{sent.pk}/accept/", {}),
@@ -381,11 +374,11 @@ def test_csrf_token_is_required(ann, bob):
     ]:
         assert client.post(url, data).status_code == 403
         assert client.post(url, data, **HX).status_code == 403
-    assert snapshot() == before
+    assert friends_snapshot() == before
 
 
 def test_csrf_token_from_the_page_is_accepted(ann, bob):
-    client = logged_in(ann, enforce_csrf_checks=True)
+    client = client_for(ann, enforce_csrf_checks=True)
     client.get("/accounts/friends/")
     token = client.cookies["csrftoken"].value
     response = client.post("/accounts/friends/request/", {"username": "bob"}, HTTP_X_CSRFTOKEN=token, **HX)
@@ -401,15 +394,15 @@ def test_pending_game_invitations_are_listed_with_open_and_decline(ann, bob):
     Invitation.objects.create(game=over, from_user=bob, to_user=ann)
     Invitation.objects.create(game=answered, from_user=bob, to_user=ann, status=Invitation.Status.DECLINED)
     assert [i.game_id for i in lobby.game_invitations_pending(ann.pk)] == [open_game.pk]
-    html = logged_in(ann).get("/accounts/friends/").content.decode()
+    html = client_for(ann).get("/accounts/friends/").content.decode()
     assert f"bob invites you to game {open_game.pk}" in html
     assert f'href="/games/{open_game.pk}/"' in html
     assert f'action="/games/{open_game.pk}/invitation/decline/"' in html
     assert f"/games/{over.pk}/" not in html and f"/games/{answered.pk}/" not in html
-    assert "Game invitations" not in logged_in(bob).get("/accounts/friends/").content.decode()
+    assert "Game invitations" not in client_for(bob).get("/accounts/friends/").content.decode()
 
 
 def test_page_has_no_inline_script_or_style(ann, bob):
     befriend(ann, bob)
-    html = logged_in(ann).get("/accounts/friends/", {"q": "b"}).content.decode()
+    html = client_for(ann).get("/accounts/friends/", {"q": "b"}).content.decode()
     assert "<script>" not in html and " style=" not in html and " onclick=" not in html

@@ -24,6 +24,7 @@ from dicegame.rules import dice
 from dicegame.strategy import Strategy, computer
 from dicegame.strategy.analysis import optimal_line
 from tests.support.factories import GameFactory, PlayerFactory, UserFactory, actor, befriend, client_for
+from tests.support.games import current
 
 pytestmark = pytest.mark.django_db
 
@@ -49,11 +50,7 @@ def clock(monkeypatch):
     return Clock(monkeypatch, NOON)
 
 
-def current(game_id: int) -> Turn:
-    return Turn.objects.filter(game_id=game_id, completed_at__isnull=True).select_related("player").get()
-
-
-def play_turn(game_id: int, who: Actor, holds: tuple[tuple[int, ...], ...] = ((), ())) -> None:
+def play_daily_turn(game_id: int, who: Actor, holds: tuple[tuple[int, ...], ...] = ((), ())) -> None:
     """Roll, hold the dice numbered in holds[0], roll, hold holds[1] (toggling), roll, write the best."""
     t = current(game_id)
     play.turn_roll(game_id=game_id, actor=who, turn=t.number, roll=0)
@@ -70,7 +67,7 @@ def play_turn(game_id: int, who: Actor, holds: tuple[tuple[int, ...], ...] = (()
 def play_daily(who: Actor, holds=((), ()), turns: int = 13) -> Game:
     attempt, _created = services.attempt_start(actor=who)
     for _ in range(turns):
-        play_turn(attempt.game_id, who, holds)
+        play_daily_turn(attempt.game_id, who, holds)
     return Game.objects.get(pk=attempt.game_id)
 
 
@@ -111,7 +108,7 @@ def test_a_second_start_resumes_and_a_finished_attempt_is_refused(clock):
     again, created_again = services.attempt_start(actor=actor(anna))
     assert created and not created_again and again.pk == first.pk and first.ranked
     for _ in range(13):
-        play_turn(first.game_id, actor(anna))
+        play_daily_turn(first.game_id, actor(anna))
     with pytest.raises(GameActionError, match="played today's challenge") as refused:
         services.attempt_start(actor=actor(anna))
     assert refused.value.status == 409
@@ -451,7 +448,7 @@ def test_the_home_page_card_and_the_finished_game_link_to_the_results(clock):
     game = play_daily(actor(anna), turns=1)
     assert 'data-action="daily-resume"' in client.get("/").content.decode()
     for _ in range(12):
-        play_turn(game.pk, actor(anna))
+        play_daily_turn(game.pk, actor(anna))
     assert 'data-action="daily-results"' in client.get("/").content.decode()
     page = client.get(f"/games/{game.pk}/").content.decode()
     assert f'href="/daily/{DAY.isoformat()}/"' in page
@@ -492,7 +489,7 @@ def test_the_pages_speak_dutch(clock):
 async def test_the_game_socket_never_carries_the_seed_and_nothing_is_pushed():
     from channels.db import database_sync_to_async
 
-    from tests.dicegame.web.test_game_socket import connect
+    from tests.support.sockets import open_game_socket
 
     @database_sync_to_async
     def setup():
@@ -503,11 +500,11 @@ async def test_the_game_socket_never_carries_the_seed_and_nothing_is_pushed():
     @database_sync_to_async
     def finish(game, anna):
         for _ in range(13):
-            play_turn(game.pk, actor(anna))
+            play_daily_turn(game.pk, actor(anna))
         return Game.objects.get(pk=game.pk).is_finished
 
     anna, game = await setup()
-    socket, ok, _code = await connect(game.pk, anna)
+    socket, ok, _code = await open_game_socket(game.pk, anna)
     assert ok
     board = await socket.receive_from(timeout=5)
     assert f'data-game="{game.pk}"' in board or "game-status" in board
@@ -528,7 +525,7 @@ def test_a_guests_finished_game_is_placed_unranked(clock, client):
     attempt = DailyAttempt.objects.get(user__isnull=True)
     guest = Actor(guest_key=attempt.guest_key)
     for _ in range(13):
-        play_turn(attempt.game_id, guest)
+        play_daily_turn(attempt.game_id, guest)
     html = client.get("/daily/").content.decode()
     assert "data-unranked" in html and 'data-rank="2"' in html and "2 of 2" in html
     assert "data-friends-rank" not in html

@@ -18,21 +18,17 @@ from dicegame.notices import notice_html, notify_user
 from live import presence
 from live.models import ServerProcess
 from penta.asgi import application
-from tests.support import factories
+from tests.support import ORIGIN
 from tests.support.factories import UserFactory
+from tests.support.sockets import cookie_header
 
 URL = "/ws/notifications/"
-ORIGIN = (b"origin", b"http://localhost")
 
 
-def session_cookie(user) -> tuple[bytes, bytes]:
-    return (b"cookie", factories.session_cookie(user).encode())
-
-
-async def connect(user=None, *, origin=ORIGIN, extra=()):
+async def open_notice_socket(user=None, *, origin=ORIGIN, extra=()):
     headers = [origin, *extra]
     if user is not None:
-        headers.append(await sync_to_async(session_cookie)(user))
+        headers.append(await cookie_header(user))
     communicator = WebsocketCommunicator(application, URL, headers=headers)
     connected, code = await communicator.connect()
     return communicator, connected, code
@@ -85,7 +81,7 @@ def test_notify_user_without_listeners_is_harmless():
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
 async def test_anonymous_visitor_is_closed_with_4401(flush_layer):
-    communicator, connected, _code = await connect(None)
+    communicator, connected, _code = await open_notice_socket(None)
     assert connected  # accepted, then closed with a code the page can see (htmx does not retry it)
     assert await communicator.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
     await communicator.wait()
@@ -95,10 +91,12 @@ async def test_anonymous_visitor_is_closed_with_4401(flush_layer):
 @pytest.mark.asyncio
 async def test_a_foreign_origin_is_refused(flush_layer):
     user = await database_sync_to_async(UserFactory)()
-    _communicator, connected, _code = await connect(user, origin=(b"origin", b"http://evil.example"))
+    _communicator, connected, _code = await open_notice_socket(
+        user, origin=(b"origin", b"http://evil.example")
+    )
     assert not connected
     assert not await database_sync_to_async(Profile.objects.filter(user=user).exists)()
-    _communicator, connected, _code = await connect(user, origin=(b"x-nothing", b""))
+    _communicator, connected, _code = await open_notice_socket(user, origin=(b"x-nothing", b""))
     assert not connected
 
 
@@ -106,9 +104,9 @@ async def test_a_foreign_origin_is_refused(flush_layer):
 @pytest.mark.asyncio
 async def test_connect_marks_online_and_notices_reach_only_their_player(flush_layer):
     ann, bob = await database_sync_to_async(lambda: (UserFactory(), UserFactory()))()
-    to_ann, connected, _ = await connect(ann)
+    to_ann, connected, _ = await open_notice_socket(ann)
     assert connected
-    to_bob, connected, _ = await connect(bob)
+    to_bob, connected, _ = await open_notice_socket(bob)
     assert connected
     assert await online(ann) and await online(bob)
 
@@ -125,7 +123,7 @@ async def test_connect_marks_online_and_notices_reach_only_their_player(flush_la
 @pytest.mark.asyncio
 async def test_a_friend_request_notifies_the_other_player_live(flush_layer):
     ann, bob = await database_sync_to_async(lambda: (UserFactory(), UserFactory()))()
-    to_bob, connected, _ = await connect(bob)
+    to_bob, connected, _ = await open_notice_socket(bob)
     assert connected
     await database_sync_to_async(services.friend_request_send)(from_user=ann, username=bob.username)
     frame = await to_bob.receive_from(timeout=5)
@@ -141,8 +139,8 @@ async def test_a_notice_is_in_each_page_s_language_not_the_sender_s(flush_layer)
     from django.utils import translation
 
     ann, bob = await database_sync_to_async(lambda: (UserFactory(), UserFactory()))()
-    dutch, connected, _ = await connect(bob, extra=[(b"accept-language", b"nl")])
-    english, connected_too, _ = await connect(bob, extra=[(b"accept-language", b"en")])
+    dutch, connected, _ = await open_notice_socket(bob, extra=[(b"accept-language", b"nl")])
+    english, connected_too, _ = await open_notice_socket(bob, extra=[(b"accept-language", b"en")])
     assert connected and connected_too
 
     def send_in_english():
@@ -172,7 +170,7 @@ async def test_a_notice_is_in_each_page_s_language_not_the_sender_s(flush_layer)
 )
 async def test_anything_but_a_ping_gets_an_error_frame_and_changes_nothing(flush_layer, message):
     user = await database_sync_to_async(UserFactory)()
-    communicator, connected, _ = await connect(user)
+    communicator, connected, _ = await open_notice_socket(user)
     assert connected
     await communicator.send_to(text_data=message)
     await error_frame(communicator)
@@ -187,7 +185,7 @@ async def test_anything_but_a_ping_gets_an_error_frame_and_changes_nothing(flush
 @pytest.mark.asyncio
 async def test_binary_frames_get_an_error_frame(flush_layer):
     user = await database_sync_to_async(UserFactory)()
-    communicator, connected, _ = await connect(user)
+    communicator, connected, _ = await open_notice_socket(user)
     assert connected
     await communicator.send_to(bytes_data=b'{"type": "ping"}')
     await error_frame(communicator)
@@ -198,7 +196,7 @@ async def test_binary_frames_get_an_error_frame(flush_layer):
 @pytest.mark.asyncio
 async def test_error_frames_never_echo_the_input(flush_layer):
     user = await database_sync_to_async(UserFactory)()
-    communicator, connected, _ = await connect(user, extra=[(b"accept-language", b"nl")])
+    communicator, connected, _ = await open_notice_socket(user, extra=[(b"accept-language", b"nl")])
     assert connected
     await communicator.send_to(text_data="nope")
     frame = await error_frame(communicator)
@@ -210,7 +208,7 @@ async def test_error_frames_never_echo_the_input(flush_layer):
 @pytest.mark.asyncio
 async def test_online_while_the_process_holding_the_socket_beats(flush_layer, settings):
     user = await database_sync_to_async(UserFactory)()
-    communicator, connected, _ = await connect(user)
+    communicator, connected, _ = await open_notice_socket(user)
     assert connected
     assert await online(user) and await last_seen(user) > timezone.now() - timedelta(seconds=5)
     # The process stops beating (killed, frozen): the player is offline, with no close ever seen.
@@ -227,9 +225,9 @@ async def test_online_while_the_process_holding_the_socket_beats(flush_layer, se
 @pytest.mark.asyncio
 async def test_closing_the_last_socket_goes_offline_but_another_tab_keeps_online(flush_layer):
     user = await database_sync_to_async(UserFactory)()
-    first, connected, _ = await connect(user)
+    first, connected, _ = await open_notice_socket(user)
     assert connected
-    second, connected, _ = await connect(user)
+    second, connected, _ = await open_notice_socket(user)
     assert connected
     await first.disconnect()
     await asyncio.sleep(0.3)  # the other socket answers the presence check

@@ -7,7 +7,6 @@ import re
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -15,24 +14,12 @@ from django.test.utils import CaptureQueriesContext
 from dicegame import play
 from dicegame.actors import Actor
 from dicegame.models import Turn
-from dicegame.play import rooms
 from live import presence
-from penta.asgi import application
-from tests.support.factories import UserFactory, befriend, session_cookie
+from tests.support.factories import actor
+from tests.support.games import two_player_game
+from tests.support.sockets import connect, frame_with_version
 
-ORIGIN = (b"origin", b"http://localhost")
 REGIONS = ("turn-status", "dice-tray", "scoresheet")
-
-
-def two_player_game(turn_seconds=0):
-    host, friend = UserFactory(username="hana"), UserFactory(username="femke")
-    befriend(host, friend)
-    a, b = Actor(user_id=host.pk, name="hana"), Actor(user_id=friend.pk, name="femke")
-    game = rooms.room_create(actor=a, seats=2, turn_seconds=turn_seconds)
-    rooms.room_join_by_link(token=game.invite_token, actor=b)
-    rooms.room_start(game_id=game.pk, actor=a)
-    game.refresh_from_db()
-    return game, host, friend, a, b
 
 
 def region(html: str, name: str) -> str:
@@ -63,25 +50,6 @@ def enabled_controls(html: str) -> list[str]:
 # -- through the real sockets ---------------------------------------------------------------------------
 
 
-async def connect(game_id, user=None, query=""):
-    headers = [ORIGIN]
-    if user is not None:
-        headers.append((b"cookie", (await database_sync_to_async(session_cookie)(user)).encode()))
-    communicator = WebsocketCommunicator(application, f"/ws/games/{game_id}/{query}", headers=headers)
-    connected, _ = await communicator.connect(timeout=5)
-    assert connected
-    return communicator
-
-
-async def frame_with_version(communicator, version: int) -> str:
-    for _ in range(10):
-        html = await communicator.receive_from(timeout=5)
-        found = re.search(r'data-version="(\d+)"', html)
-        if found and int(found.group(1)) >= version:
-            return html
-    raise AssertionError(f"no frame of version {version}")
-
-
 def page_for(user, game, token=""):
     client = Client()
     if user is not None:
@@ -92,7 +60,7 @@ def page_for(user, game, token=""):
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
 async def test_each_screen_gets_its_own_board_and_no_other_seats_controls():
-    game, host, friend, a, _b = await database_sync_to_async(two_player_game)()
+    game, host, friend = await database_sync_to_async(two_player_game)()
     to_host = await connect(game.pk, host)
     to_friend = await connect(game.pk, friend)
     to_watcher = await connect(game.pk, None, query=f"?t={game.invite_token}")  # logged out, with the link
@@ -123,7 +91,8 @@ async def test_each_screen_gets_its_own_board_and_no_other_seats_controls():
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
 async def test_what_a_screen_is_pushed_is_what_a_fresh_page_shows():
-    game, host, friend, a, _b = await database_sync_to_async(two_player_game)()
+    game, host, friend = await database_sync_to_async(two_player_game)()
+    a = actor(host)
     await database_sync_to_async(play.turn_roll)(game_id=game.pk, actor=a, turn=1, roll=0)
     await database_sync_to_async(play.turn_toggle_hold)(game_id=game.pk, actor=a, turn=1, roll=1, die=2)
     # A spectator who comes in the middle of the game gets the board a fresh page shows them.
@@ -183,7 +152,7 @@ def statements(django_capture_on_commit_callbacks, action) -> list[str]:
     return [q["sql"] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]
 
 
-def one_turn(game, actor, django_capture_on_commit_callbacks) -> dict[str, list[str]]:
+def statements_of_one_turn(game, actor, django_capture_on_commit_callbacks) -> dict[str, list[str]]:
     number = Turn.objects.get(game=game, completed_at__isnull=True).number
     steps = {
         "roll": lambda: play.turn_roll(game_id=game.pk, actor=actor, turn=number, roll=0),
@@ -198,10 +167,13 @@ def one_turn(game, actor, django_capture_on_commit_callbacks) -> dict[str, list[
 
 @pytest.mark.django_db
 def test_an_action_costs_a_few_statements_and_none_per_screen(django_capture_on_commit_callbacks):
-    game, host, friend, a, b = two_player_game()
-    quiet = one_turn(game, a, django_capture_on_commit_callbacks)  # nobody watching
+    game, host, friend = two_player_game()
+    a, b = actor(host), actor(friend)
+    quiet = statements_of_one_turn(game, a, django_capture_on_commit_callbacks)  # nobody watching
     open_screens(game, host, friend)
-    watched = one_turn(game, b, django_capture_on_commit_callbacks)  # two seats, three spectators
+    watched = statements_of_one_turn(
+        game, b, django_capture_on_commit_callbacks
+    )  # two seats, three spectators
     for name in ("roll", "hold", "choose"):
         # The lock with the new version, the seats, the turn, the turn's update.
         assert len(quiet[name]) <= 4, (name, quiet[name])

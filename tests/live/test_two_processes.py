@@ -25,17 +25,12 @@ from dicegame.play import rooms
 from tests.support import ROOT
 from tests.support.environment import require_redis
 from tests.support.factories import UserFactory, session_cookie
+from tests.support.servers import free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_port(port: int, process: subprocess.Popen, timeout: float = 30) -> None:
+def wait_until_listening(port: int, process: subprocess.Popen, timeout: float = 30) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -74,7 +69,7 @@ def two_servers():
     ]
     try:
         for port, process in zip(ports, processes, strict=True):
-            wait_for_port(port, process)
+            wait_until_listening(port, process)
         yield ports
     finally:
         for process in processes:

@@ -25,10 +25,10 @@ from dicegame import play
 from dicegame.actors import Actor
 from dicegame.play import rooms
 from penta.server import CLIENT_WINDOW_BITS, WINDOW_BITS, LeanPerMessageDeflate, accept_deflate
-from tests.support import ROOT
+from tests.support import HX, ROOT
 from tests.support.factories import UserFactory, session_cookie
+from tests.support.servers import free_port
 
-HX = {"HTTP_HX_REQUEST": "true"}
 GZIP = {"HTTP_ACCEPT_ENCODING": "gzip, deflate, br"}
 ASGI_APP = "penta.asgi:application"
 
@@ -119,12 +119,6 @@ def test_small_answers_are_left_alone(user_client, user, client):
 # -- WebSocket: permessage-deflate ----------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start_server(env: dict, log_path: Path) -> tuple[subprocess.Popen, int]:
     """`python -m penta.server` on a free port, its output in log_path; returns once it listens."""
     port = free_port()
@@ -182,7 +176,7 @@ def echo_server(tmp_path_factory):
         stop_server(process)
 
 
-async def connect(port: int, path: str, **kwargs):
+async def counting_client(port: int, path: str, **kwargs):
     """A `websockets` client that counts the bytes it receives (frames as they came over the wire)."""
     import websockets
 
@@ -213,7 +207,9 @@ def test_a_client_offering_deflate_gets_it_and_messages_round_trip(echo_server):
     from websockets.extensions.permessage_deflate import PerMessageDeflate
 
     async def run():
-        ws = await connect(echo_server, "/ws/echo/")  # the websockets client offers deflate by default
+        ws = await counting_client(
+            echo_server, "/ws/echo/"
+        )  # the websockets client offers deflate by default
         try:
             header = ws.response.headers["Sec-WebSocket-Extensions"]
             window = f"client_max_window_bits={CLIENT_WINDOW_BITS}"
@@ -234,7 +230,7 @@ def test_a_client_offering_deflate_gets_it_and_messages_round_trip(echo_server):
 
 def test_a_client_not_offering_deflate_gets_plain_frames(echo_server):
     async def run():
-        ws = await connect(echo_server, "/ws/echo/", compression=None)
+        ws = await counting_client(echo_server, "/ws/echo/", compression=None)
         try:
             assert "Sec-WebSocket-Extensions" not in ws.response.headers
             assert ws.protocol.extensions == []
@@ -251,7 +247,7 @@ def test_the_server_window_never_exceeds_what_the_client_asks(echo_server):
 
     async def run():
         offer = ClientPerMessageDeflateFactory(server_max_window_bits=10, server_no_context_takeover=True)
-        ws = await connect(echo_server, "/ws/echo/", extensions=[offer], compression=None)
+        ws = await counting_client(echo_server, "/ws/echo/", extensions=[offer], compression=None)
         try:
             header = ws.response.headers["Sec-WebSocket-Extensions"]
             assert "server_max_window_bits=10" in header and "server_no_context_takeover" in header
@@ -284,7 +280,7 @@ def test_a_real_push_reaches_a_player_compressed(tmp_path):
                 return frame
 
     async def run():
-        ws = await connect(port, f"/ws/games/{game.pk}/", additional_headers={"Cookie": cookie})
+        ws = await counting_client(port, f"/ws/games/{game.pk}/", additional_headers={"Cookie": cookie})
         try:
             assert ws.response.headers["Sec-WebSocket-Extensions"].startswith("permessage-deflate")
             board = await until(ws, 'id="dice-tray"')

@@ -18,12 +18,10 @@ from puzzles import positions as P
 from puzzles import selectors
 from puzzles import services as S
 from puzzles.models import Attempt, DailyPuzzle, Puzzle, PuzzleRating, PuzzleSource
+from tests.support import HX
 from tests.support.factories import UserFactory, actor, client_for
 from tests.support.games import make_game, race
 from tests.support.puzzles import ALL_BUT, box, keep, make_puzzle, sheet
-
-HX = {"HTTP_HX_REQUEST": "true"}
-
 
 # -- themes (pure) -----------------------------------------------------------------------------------
 

@@ -15,9 +15,9 @@ from dicegame import play
 from dicegame.models import Turn
 from dicegame.rules import glicko2
 from ratings.models import PlayerRating, RatingChange
-from tests.ratings.test_ratings import open_turn, play_out, rated_room
 from tests.support.factories import UserFactory, actor
-from tests.support.games import race
+from tests.support.games import open_turn, race
+from tests.support.ratings import play_out, rated_room
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

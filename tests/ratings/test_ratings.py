@@ -17,10 +17,10 @@ from dicegame.models import Game, Turn
 from dicegame.play import rooms
 from dicegame.records import STAND_IN_TURN_LIMIT
 from dicegame.rules import glicko2
-from dicegame.strategy.computer import auto_commit_box
 from ratings.models import PlayerRating, RatingChange
 from ratings.services import game_rate
 from tests.support.factories import UserFactory, actor
+from tests.support.ratings import play_out, play_rated_turn, rated_room
 
 pytestmark = pytest.mark.django_db
 
@@ -33,54 +33,6 @@ def _computer_at_once(settings):
 
 def people(n: int) -> list:
     return [UserFactory(username=f"rated{i}") for i in range(n)]
-
-
-def rated_room(host, others, *, bots=(), rated=True, turn_seconds=0) -> Game:
-    game = rooms.room_create(
-        actor=actor(host), seats=1 + len(others) + len(bots), turn_seconds=turn_seconds, rated=rated
-    )
-    for user in others:
-        rooms.room_join_by_link(token=game.invite_token, actor=actor(user))
-    for strength in bots:
-        rooms.room_add_computer(game_id=game.pk, actor=actor(host), strength=strength)
-    rooms.room_start(game_id=game.pk, actor=actor(host))
-    game.refresh_from_db()
-    return game
-
-
-def open_turn(game: Game) -> Turn | None:
-    return Turn.objects.filter(game=game, completed_at__isnull=True).select_related("player").first()
-
-
-def play_turn(game: Game, user, *, worst: bool = False) -> None:
-    """One person's turn: one roll, then the auto-commit's box (or the lowest-scoring box)."""
-    t = open_turn(game)
-    play.turn_roll(game_id=game.pk, actor=actor(user), turn=t.number, roll=0)
-    t = open_turn(game)
-    dice = tuple(t.dice)
-    sheet = t.player.sheet
-    options = sheet.options(dice)
-    box = min(options, key=lambda b: options[b]) if worst else auto_commit_box(sheet, dice)
-    play.turn_choose_box(game_id=game.pk, actor=actor(user), turn=t.number, roll=1, box=box.name)
-    play.turn_confirm(game_id=game.pk, actor=actor(user), turn=t.number, roll=1)
-
-
-def play_out(game: Game, users, *, worst=(), on_turn=None, until_last=False) -> Game:
-    """Play the game to its end (the computer's turns through the clock's settlement). `on_turn(turn)`
-    may act instead of the person (return True); `until_last` stops with only the last turn due."""
-    by_id = {u.pk: u for u in users}
-    for _ in range(400):
-        play.game_settle(game_id=game.pk)
-        game.refresh_from_db()
-        if game.is_finished:
-            return game
-        t = open_turn(game)
-        if until_last and t.round == 13 and t.player.seat == game.seats_wanted - 1:
-            return game
-        if on_turn is not None and on_turn(t):
-            continue
-        play_turn(game, by_id[t.player.user_id], worst=t.player.user_id in {u.pk for u in worst})
-    raise AssertionError("the game did not finish")
 
 
 def expected_after(game: Game, forfeits=frozenset()) -> dict[int, glicko2.Rating]:
@@ -163,7 +115,7 @@ def test_a_casual_game_moves_nothing(strategy):
 def test_expired_and_cancelled_rooms_move_nothing(strategy, settings):
     a, b = people(2)
     game = rated_room(a, [b])
-    play_turn(game, a)
+    play_rated_turn(game, a)
     Game.objects.filter(pk=game.pk).update(updated_at=timezone.now() - timedelta(days=8))
     assert rooms.games_expire_idle() == 1
     cancelled = rooms.room_create(actor=actor(a), seats=2, turn_seconds=0, rated=True)
@@ -171,7 +123,7 @@ def test_expired_and_cancelled_rooms_move_nothing(strategy, settings):
     rooms.room_cancel(game_id=cancelled.pk, actor=actor(a))
     # The expired game is over for good: nothing finishes it, nothing is rated.
     with pytest.raises(GameActionError):
-        play_turn(game, b)
+        play_rated_turn(game, b)
     assert not PlayerRating.objects.exists() and not RatingChange.objects.exists()
 
 

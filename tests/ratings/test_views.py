@@ -12,9 +12,9 @@ from accounts.services import profile_set_leaderboard_opt_in
 from dicegame.models import Game, Invitation
 from dicegame.play import rooms
 from ratings.models import PlayerRating, RatingChange
-from tests.ratings.test_ratings import play_out, rated_room
 from tests.support.environment import forget_cached
 from tests.support.factories import UserFactory, actor, befriend, client_for
+from tests.support.ratings import play_out, rated_room
 
 pytestmark = pytest.mark.django_db
 

@@ -21,16 +21,10 @@ from review import head_to_head
 from review import leaderboards as boards_module
 from review import stats as statistics
 from tests.review.test_stats import sheet_with, stats_game
-from tests.support.environment import forget_cached
 from tests.support.factories import UserFactory, actor, befriend, client_for
 
 pytestmark = pytest.mark.django_db
 LIMIT = records.STAND_IN_TURN_LIMIT
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    forget_cached()
 
 
 def mark_stand_in_turns(game: Game, user, n: int) -> None:

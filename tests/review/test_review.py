@@ -17,20 +17,11 @@ from dicegame.rules.scoring import Box
 from dicegame.strategy import analysis as A
 from dicegame.strategy import computer
 from review import replay
-from tests.support.environment import forget_cached
+from tests.support import HX
 from tests.support.factories import UserFactory
 from tests.support.games import make_game
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    """Statistics are cached by what they depend on; ids repeat between tests, so start empty."""
-    forget_cached()
-
-
-HX = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture

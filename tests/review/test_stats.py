@@ -19,17 +19,10 @@ from dicegame.strategy import analysis as A
 from review import head_to_head, yardsticks
 from review import leaderboards as boards_module
 from review import stats as statistics
-from tests.support.environment import forget_cached
 from tests.support.factories import UserFactory, befriend
 from tests.support.games import make_game
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    """Statistics are cached by what they depend on; ids repeat between tests, so start empty."""
-    forget_cached()
 
 
 UPPER_CHOICES = {b: [b.face * k for k in range(6)] for b in Box if b.is_upper}

@@ -5,3 +5,5 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository
 DATA = ROOT / "tests" / "data"  # the figures tests check against (copies of the rules' examples, ...)
+HX = {"HTTP_HX_REQUEST": "true"}  # a request as htmx sends it (the views answer with regions)
+ORIGIN = (b"origin", b"http://localhost")  # a socket's Origin header that AllowedHostsOriginValidator lets in

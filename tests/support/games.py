@@ -20,7 +20,9 @@ from tests.support.factories import (
     GameFactory,
     PlayerFactory,
     TurnFactory,
+    UserFactory,
     actor,
+    befriend,
 )
 
 
@@ -159,3 +161,24 @@ def started_two_player_game(host, friend, turn_seconds=60):
     rooms.room_start(game_id=game.pk, actor=actor(host))
     game.refresh_from_db()
     return game
+
+
+def open_turn(game: Game) -> Turn | None:
+    return Turn.objects.filter(game=game, completed_at__isnull=True).select_related("player").first()
+
+
+def mark_finished(game: Game) -> None:
+    """The game as finished in the database, its play skipped (for what a finished game shows)."""
+    Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED, finished_at=timezone.now())
+    game.refresh_from_db()
+
+
+def two_player_game(*, turn_seconds: int = 0, rated: bool = False) -> tuple[Game, object, object]:
+    """A started game of two friends, hana (the host, to move) and femke: (game, host, friend)."""
+    host, friend = UserFactory(username="hana"), UserFactory(username="femke")
+    befriend(host, friend)
+    game = rooms.room_create(actor=actor(host), seats=2, turn_seconds=turn_seconds, rated=rated)
+    rooms.room_join_by_link(token=game.invite_token, actor=actor(friend))
+    rooms.room_start(game_id=game.pk, actor=actor(host))
+    game.refresh_from_db()
+    return game, host, friend

@@ -8,28 +8,15 @@ import re
 import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
-from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from dicegame import play
 from dicegame.models import Game, Turn
-from dicegame.play import rooms
 from live import pushes
-from penta.asgi import application
-from tests.support.factories import UserFactory, actor, befriend, client_for, session_cookie
+from tests.support.factories import UserFactory, actor, client_for
+from tests.support.games import two_player_game
+from tests.support.sockets import connect
 from winprob.models import WinBarChoice
-
-ORIGIN = (b"origin", b"http://localhost")
-
-
-def two_player_game(rated=False):
-    host, friend = UserFactory(username="hana"), UserFactory(username="femke")
-    befriend(host, friend)
-    game = rooms.room_create(actor=actor(host), seats=2, turn_seconds=0, rated=rated)
-    rooms.room_join_by_link(token=game.invite_token, actor=actor(friend))
-    rooms.room_start(game_id=game.pk, actor=actor(host))
-    game.refresh_from_db()
-    return game, host, friend
 
 
 def bar_of(html: str) -> str:
@@ -143,16 +130,6 @@ def test_a_game_against_the_computer_offers_the_bar_to_its_player():
 # -- pushes -------------------------------------------------------------------------------------------------
 
 
-async def connect(game_id, user=None, query=""):
-    headers = [ORIGIN]
-    if user is not None:
-        headers.append((b"cookie", (await database_sync_to_async(session_cookie)(user)).encode()))
-    communicator = WebsocketCommunicator(application, f"/ws/games/{game_id}/{query}", headers=headers)
-    connected, _ = await communicator.connect(timeout=5)
-    assert connected
-    return communicator
-
-
 async def bar_frame(communicator, wait=3.0) -> str | None:
     """The next frame carrying the bar, or None if none comes within `wait` seconds of quiet."""
     while not await communicator.receive_nothing(timeout=wait):
@@ -162,7 +139,7 @@ async def bar_frame(communicator, wait=3.0) -> str | None:
     return None
 
 
-async def roll(game, user):
+async def roll_from_the_test(game, user):
     turn = await database_sync_to_async(lambda: Turn.objects.get(game=game, completed_at__isnull=True))()
     await database_sync_to_async(play.turn_roll)(
         game_id=game.pk, actor=actor(user), turn=turn.number, roll=turn.rolls_used
@@ -181,7 +158,7 @@ async def test_a_move_pushes_the_bar_to_spectators_and_opted_in_players_of_a_cas
     to_watcher = await connect(game.pk, None, query=f"?t={game.invite_token}")
     for communicator in (to_host, to_friend, to_watcher):
         await communicator.receive_from(timeout=5)
-    await roll(game, host)
+    await roll_from_the_test(game, host)
     watched = await bar_frame(to_watcher)
     assert watched and len(chances_in(watched)) == 2 and 'data-action="win-bar"' not in watched
     theirs = await bar_frame(to_friend)
@@ -193,7 +170,7 @@ async def test_a_move_pushes_the_bar_to_spectators_and_opted_in_players_of_a_cas
         f"/games/{game.pk}/win-bar/toggle/", {"on": "1"}, headers={"HX-Request": "true"}
     )
     assert answer.status_code == 200
-    await roll(game, host)
+    await roll_from_the_test(game, host)
     assert await bar_frame(to_host)
     for communicator in (to_host, to_friend, to_watcher):
         await communicator.disconnect()
@@ -210,7 +187,7 @@ async def test_players_of_a_rated_game_never_get_the_bar_pushed():
     to_watcher = await connect(game.pk, None, query=f"?t={game.invite_token}")
     for communicator in (to_friend, to_watcher):
         await communicator.receive_from(timeout=5)
-    await roll(game, host)
+    await roll_from_the_test(game, host)
     assert await bar_frame(to_watcher)
     assert await bar_frame(to_friend, wait=1.5) is None
     for communicator in (to_friend, to_watcher):
@@ -236,7 +213,7 @@ async def test_a_roll_pushes_the_bar_in_every_language_in_use_and_a_hold_pushes_
     layer = get_channel_layer()
     listener = await layer.new_channel()
     await layer.group_add(pushes.game_group(game.pk), listener)
-    await roll(game, host)
+    await roll_from_the_test(game, host)
     bars = [m for m in await received(listener) if m["type"] == "win.bar"]
     assert sorted(m["language"] for m in bars) == ["en", "nl"]
     assert "Kans om te winnen" in next(m["html"] for m in bars if m["language"] == "nl")

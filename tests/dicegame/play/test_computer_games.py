@@ -16,11 +16,11 @@ from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.screen.hints import game_hints
 from dicegame.screen.view import game_board
 from dicegame.strategy import Bot, Strategy, computer
+from tests.support import HX
 from tests.support.factories import GameFactory, PlayerFactory
 from tests.support.games import current, roll, snapshot
 
 pytestmark = pytest.mark.django_db
-HX = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture

@@ -16,11 +16,11 @@ from dicegame.screen.view import game_board
 from dicegame.strategy import computer
 from review.leaderboards import leaderboards
 from review.stats import player_stats
+from tests.support import HX
 from tests.support.factories import PASSWORD, UserFactory, befriend
 from tests.support.games import current, snapshot
 
 pytestmark = pytest.mark.django_db
-HX = {"HTTP_HX_REQUEST": "true"}
 ANNA_BEN_COMPUTER = [SeatSpec(name="Anna"), SeatSpec(name="Ben"), SeatSpec(strength="easy")]
 
 

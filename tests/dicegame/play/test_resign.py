@@ -13,12 +13,11 @@ from dicegame.models import Game, Player, Turn
 from dicegame.play import rooms
 from dicegame.rules.scoring import Box
 from tests.dicegame.play.test_rooms import actor, client_for
+from tests.support import HX
 from tests.support.factories import UserFactory
 from tests.support.games import place, roll, snapshot, started_two_player_game
 
 pytestmark = pytest.mark.django_db
-
-HX = {"HTTP_HX_REQUEST": "true"}
 
 
 def test_resign_a_solo_game_finishes_it_with_the_written_total(user, user_actor):

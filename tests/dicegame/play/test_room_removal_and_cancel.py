@@ -7,11 +7,11 @@ from dicegame.errors import GameActionError, GameNotFound
 from dicegame.models import Game, Invitation
 from dicegame.play import rooms, selectors
 from dicegame.play.lobby import game_invitations_pending
+from tests.support import HX
 from tests.support.factories import UserFactory, actor, befriend, client_for
 from tests.support.games import snapshot
 
 pytestmark = pytest.mark.django_db
-HX = {"HTTP_HX_REQUEST": "true"}
 REMOVED = "The host removed you from this room."
 REMOVED_NL = "De organisator heeft je uit dit spel verwijderd."
 CANCELLED = "The host cancelled this room."

@@ -12,11 +12,11 @@ from dicegame.errors import GameActionError, GameNotFound
 from dicegame.models import Game, Invitation, Turn
 from dicegame.play import rooms
 from live import presence
+from tests.support import HX
 from tests.support.factories import UserFactory, actor, befriend, client_for
-from tests.support.games import current, snapshot, started_two_player_game
+from tests.support.games import current, mark_finished, snapshot, started_two_player_game
 
 pytestmark = pytest.mark.django_db
-HX = {"HTTP_HX_REQUEST": "true"}
 
 
 def test_create_room(room, host):
@@ -237,17 +237,12 @@ def test_second_screen_takes_over_the_seat(host, friend):
     assert game.players.get(user=host).connected
 
 
-def finish(game):
-    Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED, finished_at=timezone.now())
-    game.refresh_from_db()
-
-
 def test_rematch_when_every_person_accepts_rotates_the_seats(host, friend):
     game = rooms.room_create(actor=actor(host), seats=3, turn_seconds=30)
     rooms.room_join_by_link(token=game.invite_token, actor=actor(friend))
     rooms.room_add_computer(game_id=game.pk, actor=actor(host), strength="medium")
     rooms.room_start(game_id=game.pk, actor=actor(host))
-    finish(game)
+    mark_finished(game)
     assert rooms.rematch_accept(game_id=game.pk, actor=actor(host)) is None
     rematch = rooms.rematch_accept(game_id=game.pk, actor=actor(friend))
     assert rematch.rematch_of == game and rematch.is_active and rematch.turn_seconds == 30
@@ -259,7 +254,7 @@ def test_rematch_when_every_person_accepts_rotates_the_seats(host, friend):
 
 def test_rematch_offer_lapses_after_30_minutes(host, friend):
     game = started_two_player_game(host, friend)
-    finish(game)
+    mark_finished(game)
     Game.objects.filter(pk=game.pk).update(finished_at=timezone.now() - timedelta(minutes=31))
     with pytest.raises(GameActionError, match="lapsed"):
         rooms.rematch_accept(game_id=game.pk, actor=actor(host))
@@ -274,7 +269,7 @@ def test_rematch_is_only_for_finished_friend_games(host, friend):
 def test_idle_rooms_expire_and_finished_games_stay(host, friend):
     idle = started_two_player_game(host, friend)
     done = started_two_player_game(host, friend)
-    finish(done)
+    mark_finished(done)
     fresh = rooms.room_create(actor=actor(host), seats=2, turn_seconds=60)
     old = timezone.now() - timedelta(days=8)
     Game.objects.filter(pk__in=[idle.pk, done.pk]).update(updated_at=old)

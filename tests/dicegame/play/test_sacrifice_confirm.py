@@ -4,37 +4,15 @@ changed) with the question and a confirm button; confirmed, it writes 0; a true 
 import re
 
 import pytest
-from django.test import Client
 
 from dicegame import play
 from dicegame.models import Turn
 from dicegame.rules.scoring import Box
-from tests.support.factories import PlayerFactory, TurnFactory
-from tests.support.games import snapshot
+from tests.support import HX
+from tests.support.factories import client_for
+from tests.support.games import current, rigged_turn, snapshot
 
 pytestmark = pytest.mark.django_db
-
-HX = {"HTTP_HX_REQUEST": "true"}
-
-
-def rigged(user, dice_values, boxes=None):
-    """A solo game whose turn shows `dice_values` after one roll, with `boxes` already written."""
-    boxes = boxes or {}
-    player = PlayerFactory(user=user, boxes={b.name: p for b, p in boxes.items()})
-    TurnFactory(
-        player=player,
-        number=len(boxes) + 1,
-        round=len(boxes) + 1,
-        dice=list(dice_values),
-        rolls=[{"dice": list(dice_values), "held": [False] * 5}],
-    )
-    return player.game, len(boxes) + 1
-
-
-def logged_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 # 1 2 3 4 5: a large straight (40); Penta would score 0.
@@ -43,9 +21,10 @@ STRAIGHT = [1, 2, 3, 4, 5]
 
 @pytest.mark.parametrize("htmx", [True, False])
 def test_a_zero_without_confirmation_is_refused_and_changes_nothing(user, htmx):
-    game, turn = rigged(user, STRAIGHT)
+    game = rigged_turn(user, STRAIGHT)
+    turn = current(game.pk).number
     before = snapshot(game.pk)
-    response = logged_in(user).post(
+    response = client_for(user).post(
         f"/games/{game.pk}/choose/PENTA/", {"turn": turn, "roll": 1}, **(HX if htmx else {})
     )
     assert response.status_code == 409
@@ -60,8 +39,9 @@ def test_a_zero_without_confirmation_is_refused_and_changes_nothing(user, htmx):
 
 
 def test_with_confirmation_the_zero_is_chosen_and_written(user):
-    game, turn = rigged(user, STRAIGHT)
-    client = logged_in(user)
+    game = rigged_turn(user, STRAIGHT)
+    turn = current(game.pk).number
+    client = client_for(user)
     response = client.post(
         f"/games/{game.pk}/choose/PENTA/", {"turn": turn, "roll": 1, "confirm_zero": "1"}, **HX
     )
@@ -73,8 +53,9 @@ def test_with_confirmation_the_zero_is_chosen_and_written(user):
 
 
 def test_a_box_that_scores_needs_no_confirmation(user):
-    game, turn = rigged(user, STRAIGHT)
-    response = logged_in(user).post(f"/games/{game.pk}/choose/ONES/", {"turn": turn, "roll": 1}, **HX)
+    game = rigged_turn(user, STRAIGHT)
+    turn = current(game.pk).number
+    response = client_for(user).post(f"/games/{game.pk}/choose/ONES/", {"turn": turn, "roll": 1}, **HX)
     assert response.status_code == 200
     assert Turn.objects.get(game=game, number=turn).chosen_box == "ONES"
 
@@ -82,14 +63,16 @@ def test_a_box_that_scores_needs_no_confirmation(user):
 def test_a_true_sacrifice_needs_no_confirmation(user):
     # Only Penta and Sixes open, no six on the dice: every open box scores 0.
     boxes = {b: 0 for b in Box if b not in (Box.PENTA, Box.SIXES)}
-    game, turn = rigged(user, STRAIGHT, boxes)
-    response = logged_in(user).post(f"/games/{game.pk}/choose/PENTA/", {"turn": turn, "roll": 1}, **HX)
+    game = rigged_turn(user, STRAIGHT, boxes)
+    turn = current(game.pk).number
+    response = client_for(user).post(f"/games/{game.pk}/choose/PENTA/", {"turn": turn, "roll": 1}, **HX)
     assert response.status_code == 200
     assert Turn.objects.get(game=game, number=turn).chosen_box == "PENTA"
 
 
 def test_the_service_refuses_an_unconfirmed_zero(user, user_actor):
-    game, turn = rigged(user, STRAIGHT)
+    game = rigged_turn(user, STRAIGHT)
+    turn = current(game.pk).number
     before = snapshot(game.pk)
     with pytest.raises(play.ZeroNeedsConfirmation) as exc:
         play.turn_choose_box(
@@ -101,16 +84,18 @@ def test_the_service_refuses_an_unconfirmed_zero(user, user_actor):
 
 def test_a_refused_box_keeps_its_own_refusal(user):
     # A filled box is refused as filled, not asked about.
-    game, turn = rigged(user, STRAIGHT, {Box.CHANCE: 15})
-    response = logged_in(user).post(f"/games/{game.pk}/choose/CHANCE/", {"turn": turn, "roll": 1}, **HX)
+    game = rigged_turn(user, STRAIGHT, {Box.CHANCE: 15})
+    turn = current(game.pk).number
+    response = client_for(user).post(f"/games/{game.pk}/choose/CHANCE/", {"turn": turn, "roll": 1}, **HX)
     assert response.status_code == 409
     html = response.content.decode()
     assert "Chance is already filled." in html and "data-confirm-zero" not in html
 
 
 def test_dutch_question(user):
-    game, turn = rigged(user, STRAIGHT)
-    client = logged_in(user)
+    game = rigged_turn(user, STRAIGHT)
+    turn = current(game.pk).number
+    client = client_for(user)
     client.cookies["django_language"] = "nl"
     response = client.post(
         f"/games/{game.pk}/choose/PENTA/", {"turn": turn, "roll": 1}, HTTP_ACCEPT_LANGUAGE="nl", **HX

@@ -4,7 +4,6 @@ figures one click away, and the "hints used" consequence said before any hint is
 import re
 
 import pytest
-from django.test import Client
 from django.utils import translation
 from hypothesis import given
 from hypothesis import strategies as st
@@ -12,9 +11,8 @@ from hypothesis import strategies as st
 from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.screen import hint_words
 from dicegame.strategy import Strategy
-from tests.support.factories import GameFactory, PlayerFactory, TurnFactory
-
-HX = {"HTTP_HX_REQUEST": "true"}
+from tests.support import HX
+from tests.support.factories import GameFactory, PlayerFactory, TurnFactory, client_for
 
 
 @pytest.mark.parametrize(
@@ -72,17 +70,11 @@ def hinted_game(user, dice_values, *, rolls=1, held=None, hints=True):
     return player.game
 
 
-def logged_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
 @pytest.mark.django_db
 def test_the_hint_leads_with_a_sentence_and_marks_the_dice_to_keep(user, strategy):
     dice = (4, 4, 5, 1, 2)
     game = hinted_game(user, dice)
-    html = logged_in(user).get(f"/games/{game.pk}/").content.decode()
+    html = client_for(user).get(f"/games/{game.pk}/").content.decode()
     best = Strategy.shared().best_keep(Scoresheet(), dice, 2)
     assert 0 < len(best) < 5  # keeping some dice is best here (the 4s, at least)
     sentence = re.search(r'<p class="hint-sentence" data-hint-sentence>(.*?)</p>', html).group(1)
@@ -98,7 +90,7 @@ def test_the_hint_leads_with_a_sentence_and_marks_the_dice_to_keep(user, strateg
 @pytest.mark.django_db
 def test_after_the_last_roll_the_hint_names_the_box(user, strategy):
     game = hinted_game(user, (2, 2, 3, 3, 3), rolls=3)
-    html = logged_in(user).get(f"/games/{game.pk}/").content.decode()
+    html = client_for(user).get(f"/games/{game.pk}/").content.decode()
     sentence = re.search(r"data-hint-sentence>(.*?)</p>", html).group(1)
     assert sentence.startswith("Write ") and " in " in sentence
     assert "hint-keep" not in html
@@ -107,7 +99,7 @@ def test_after_the_last_roll_the_hint_names_the_box(user, strategy):
 @pytest.mark.django_db
 def test_hints_say_first_that_the_game_will_be_unrated(user, strategy):
     game = hinted_game(user, (1, 2, 3, 4, 6), hints=False)
-    client = logged_in(user)
+    client = client_for(user)
     html = client.get(f"/games/{game.pk}/").content.decode()
     assert "will not count for ratings or leaderboards" in html
     assert "data-hint-sentence" not in html

@@ -6,36 +6,15 @@ from datetime import timedelta
 
 import pytest
 from channels.db import database_sync_to_async
-from django.test import Client
 from django.utils import timezone
 
 from dicegame import play
 from dicegame.models import Game, Player, Turn
 from dicegame.rules.scoring import Box
-from tests.live.test_pushes import connect, frame_with_version, two_player_game
-from tests.support.factories import GameFactory, PlayerFactory, TurnFactory
-
-HX = {"HTTP_HX_REQUEST": "true"}
-
-
-def rigged(user, dice_values, boxes=None, penta_bonus=0):
-    boxes = boxes or {}
-    player = PlayerFactory(user=user, boxes={b.name: p for b, p in boxes.items()}, penta_bonus=penta_bonus)
-    n = len(boxes) + 1
-    TurnFactory(
-        player=player,
-        number=n,
-        round=n,
-        dice=list(dice_values),
-        rolls=[{"dice": list(dice_values), "held": [False] * 5}],
-    )
-    return player.game, n
-
-
-def logged_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
+from tests.support import HX
+from tests.support.factories import GameFactory, PlayerFactory, actor, client_for
+from tests.support.games import current, rigged_turn, two_player_game
+from tests.support.sockets import connect, frame_with_version
 
 
 def write(client, game, turn, box) -> str:
@@ -51,8 +30,9 @@ def moments_region(html: str) -> str:
 
 @pytest.mark.django_db
 def test_a_penta_scored_is_celebrated_once_in_the_answer(user):
-    game, turn = rigged(user, [3] * 5)
-    client = logged_in(user)
+    game = rigged_turn(user, [3] * 5)
+    turn = current(game.pk).number
+    client = client_for(user)
     page = client.get(f"/games/{game.pk}/").content.decode()
     # The rolled Penta is a moment of its own, keyed by turn and roll.
     assert f'data-moment="penta-rolled-{turn}-1"' in moments_region(page)
@@ -66,8 +46,9 @@ def test_a_penta_scored_is_celebrated_once_in_the_answer(user):
 
 @pytest.mark.django_db
 def test_a_penta_bonus_is_celebrated(user):
-    game, turn = rigged(user, [4] * 5, {Box.PENTA: 50})
-    html = write(logged_in(user), game, turn, "FOURS")
+    game = rigged_turn(user, [4] * 5, {Box.PENTA: 50})
+    turn = current(game.pk).number
+    html = write(client_for(user), game, turn, "FOURS")
     region = moments_region(html)
     assert f'data-moment="penta-bonus-{turn}"' in region
     assert "a Penta bonus of 100" in region
@@ -77,27 +58,31 @@ def test_a_penta_bonus_is_celebrated(user):
 def test_reaching_the_upper_bonus_is_celebrated_when_it_happens(user):
     # 3 + 6 + 9 + 12 + 15 = 45; three 6s (18) makes 63.
     upper = {Box.ONES: 3, Box.TWOS: 6, Box.THREES: 9, Box.FOURS: 12, Box.FIVES: 15}
-    game, turn = rigged(user, [6, 6, 6, 1, 2], upper)
-    html = write(logged_in(user), game, turn, "SIXES")
+    game = rigged_turn(user, [6, 6, 6, 1, 2], upper)
+    turn = current(game.pk).number
+    html = write(client_for(user), game, turn, "SIXES")
     assert f'data-moment="upper-bonus-{turn}"' in moments_region(html)
     assert "Upper bonus reached: +35!" in html
     # Past the threshold already: the next upper box is no moment.
-    game, turn = rigged(user, [6, 6, 6, 1, 2], {**upper, Box.FIVES: 25})
+    game = rigged_turn(user, [6, 6, 6, 1, 2], {**upper, Box.FIVES: 25})
+    turn = current(game.pk).number
     game.players.update(boxes={b.name: p for b, p in {**upper, Box.FIVES: 25, Box.FOURS: 20}.items()})
-    html = write(logged_in(user), game, turn, "SIXES")
+    html = write(client_for(user), game, turn, "SIXES")
     assert "upper-bonus" not in moments_region(html)
 
 
 @pytest.mark.django_db
 def test_an_ordinary_box_is_no_moment(user):
-    game, turn = rigged(user, [1, 2, 3, 5, 6])
-    assert "data-moment" not in moments_region(write(logged_in(user), game, turn, "CHANCE"))
+    game = rigged_turn(user, [1, 2, 3, 5, 6])
+    turn = current(game.pk).number
+    assert "data-moment" not in moments_region(write(client_for(user), game, turn, "CHANCE"))
 
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
 async def test_moments_reach_every_screen_of_a_live_game():
-    game, host, friend, a, _b = await database_sync_to_async(two_player_game)()
+    game, host, friend = await database_sync_to_async(two_player_game)()
+    a = actor(host)
     to_friend = await connect(game.pk, friend)
     await to_friend.receive_from(timeout=5)
 
@@ -134,8 +119,9 @@ async def test_moments_reach_every_screen_of_a_live_game():
     ],
 )
 def test_the_joker_says_why_boxes_close(user, boxes, sentence):
-    game, _turn = rigged(user, [6] * 5, boxes)
-    html = logged_in(user).get(f"/games/{game.pk}/").content.decode()
+    game = rigged_turn(user, [6] * 5, boxes)
+    _turn = current(game.pk).number
+    html = client_for(user).get(f"/games/{game.pk}/").content.decode()
     if sentence is None:
         assert "data-joker" not in html
     else:
@@ -145,8 +131,9 @@ def test_the_joker_says_why_boxes_close(user, boxes, sentence):
 
 @pytest.mark.django_db
 def test_the_joker_note_in_dutch(user):
-    game, _turn = rigged(user, [6] * 5, {Box.PENTA: 50, Box.SIXES: 18})
-    html = logged_in(user).get(f"/games/{game.pk}/", HTTP_ACCEPT_LANGUAGE="nl").content.decode()
+    game = rigged_turn(user, [6] * 5, {Box.PENTA: 50, Box.SIXES: 18})
+    _turn = current(game.pk).number
+    html = client_for(user).get(f"/games/{game.pk}/", HTTP_ACCEPT_LANGUAGE="nl").content.decode()
     assert "Joker: het vak Zessen is vol" in html
 
 
@@ -165,7 +152,7 @@ def test_a_new_best_is_told(user):
     finished_solo(user, 190, days_ago=2)
     finished_solo(user, 400, days_ago=-1)  # later: not "before this game"
     game = finished_solo(user, 230)
-    html = logged_in(user).get(f"/games/{game.pk}/").content.decode()
+    html = client_for(user).get(f"/games/{game.pk}/").content.decode()
     assert 'data-final-total="230"' in html
     assert "A new best! Your best before this game was 190." in html
     assert f'data-moment="end-{game.pk}"' in html
@@ -175,11 +162,11 @@ def test_a_new_best_is_told(user):
 @pytest.mark.django_db
 def test_the_best_is_shown_when_not_beaten_and_the_first_game_says_so(user):
     first = finished_solo(user, 120, days_ago=5)
-    html = logged_in(user).get(f"/games/{first.pk}/").content.decode()
+    html = client_for(user).get(f"/games/{first.pk}/").content.decode()
     assert "Your first finished game: your best so far." in html
     finished_solo(user, 250, days_ago=3)
     game = finished_solo(user, 200)
-    html = logged_in(user).get(f"/games/{game.pk}/").content.decode()
+    html = client_for(user).get(f"/games/{game.pk}/").content.decode()
     assert 'data-best="250"' in html and "Your best: 250" in html and "new best" not in html
 
 
@@ -193,7 +180,7 @@ def test_the_ranking_numbers_each_place_once_and_ties_share_it(user):
     PlayerFactory(
         game=game, seat=2, user=None, bot_strength="easy", name="Computer 2 (easy)", total=120, rank=3
     )
-    html = logged_in(user).get(f"/games/{game.pk}/").content.decode()
+    html = client_for(user).get(f"/games/{game.pk}/").content.decode()
     ranking = re.search(r'<ol class="ranking">(.*?)</ol>', html, re.S).group(1)
     items = re.findall(r"<li ([^>]*)>(.*?)</li>", ranking, re.S)
     assert [re.search(r'value="(\d)"', attrs).group(1) for attrs, _ in items] == ["1", "1", "3"]
@@ -213,9 +200,9 @@ def test_a_lower_place_is_told(user):
     PlayerFactory(
         game=game, seat=1, user=None, bot_strength="hard", name="Computer (hard)", total=240, rank=1
     )
-    html = logged_in(user).get(f"/games/{game.pk}/").content.decode()
+    html = client_for(user).get(f"/games/{game.pk}/").content.decode()
     assert 'data-place="2"' in html and "Your place: 2 of 2" in html
-    html = logged_in(user).get(f"/games/{game.pk}/", HTTP_ACCEPT_LANGUAGE="nl").content.decode()
+    html = client_for(user).get(f"/games/{game.pk}/", HTTP_ACCEPT_LANGUAGE="nl").content.decode()
     assert "Je plaats: 2 van 2" in html
 
 
@@ -225,14 +212,15 @@ def test_a_resigned_game_does_not_claim_a_new_best(user, user_actor):
     game = play.game_create_solo(actor=user_actor)
     Player.objects.filter(game=game).update(boxes={"CHANCE": 25}, total=25)
     play.game_resign(game_id=game.pk, actor=user_actor)
-    html = logged_in(user).get(f"/games/{game.pk}/").content.decode()
+    html = client_for(user).get(f"/games/{game.pk}/").content.decode()
     assert "You resigned this game" in html and "new best" not in html.lower()
 
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
 async def test_leaving_is_told_to_the_table():
-    game, host, friend, a, b = await database_sync_to_async(two_player_game)()
+    game, host, friend = await database_sync_to_async(two_player_game)()
+    b = actor(friend)
     to_host = await connect(game.pk, host)
     await to_host.receive_from(timeout=5)
 
@@ -264,7 +252,7 @@ def test_the_computers_penta_is_celebrated_in_the_answer_that_played_it(user, us
     Turn.objects.filter(game=game, number=2).update(
         dice=[2] * 5, rolls=three, chosen_box=chosen, next_step_at=timezone.now()
     )
-    response = logged_in(user).post(f"/games/{game.pk}/{how}/", **HX)
+    response = client_for(user).post(f"/games/{game.pk}/{how}/", **HX)
     assert response.status_code == 200
     assert Turn.objects.get(game=game, number=2).box == "PENTA"
     region = moments_region(response.content.decode())

@@ -5,47 +5,16 @@ import re
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.testing import WebsocketCommunicator
 
 from accounts.models import Friendship
 from dicegame import play
 from dicegame.actors import Actor
 from dicegame.models import Turn
-from dicegame.play import rooms
-from penta.asgi import application
-from tests.support import factories
 from tests.support.factories import UserFactory
+from tests.support.games import two_player_game
+from tests.support.sockets import closed_with, open_game_socket, receive_until, version_of
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
-ORIGIN = (b"origin", b"http://localhost")
-
-
-def session_cookie(user) -> bytes:
-    return factories.session_cookie(user).encode()
-
-
-async def connect(game_id, user=None, *, origin=ORIGIN, query=""):
-    headers = [origin]
-    if user is not None:
-        headers.append((b"cookie", await database_sync_to_async(session_cookie)(user)))
-    communicator = WebsocketCommunicator(application, f"/ws/games/{game_id}/{query}", headers=headers)
-    connected, code = await communicator.connect(timeout=5)
-    return communicator, connected, code
-
-
-def version_of(html: str) -> int:
-    return int(re.search(r'id="game-status"[^>]*data-version="(\d+)"', html).group(1))
-
-
-@database_sync_to_async
-def two_player_game():
-    host, friend = UserFactory(username="hana"), UserFactory(username="femke")
-    Friendship.objects.create(user_low=host, user_high=friend)
-    a, b = Actor(user_id=host.pk, name="hana"), Actor(user_id=friend.pk, name="femke")
-    game = rooms.room_create(actor=a, seats=2, turn_seconds=60)
-    rooms.room_join_by_link(token=game.invite_token, actor=b)
-    rooms.room_start(game_id=game.pk, actor=a)
-    return game, host, friend
 
 
 @database_sync_to_async
@@ -54,18 +23,10 @@ def state(game_id):
     return (t.number, t.rolls_used, list(t.held)) if t else None
 
 
-async def receive_until(communicator, predicate, attempts=10):
-    for _ in range(attempts):
-        html = await communicator.receive_from(timeout=5)
-        if predicate(html):
-            return html
-    raise AssertionError("the expected frame never came")
-
-
 async def test_players_receive_each_others_moves_as_partials():
-    game, host, friend = await two_player_game()
-    a, ok_a, _ = await connect(game.pk, host)
-    b, ok_b, _ = await connect(game.pk, friend)
+    game, host, friend = await database_sync_to_async(two_player_game)(turn_seconds=60)
+    a, ok_a, _ = await open_game_socket(game.pk, host)
+    b, ok_b, _ = await open_game_socket(game.pk, friend)
     assert ok_a and ok_b
     first = await a.receive_from(timeout=5)
     assert 'id="dice-tray"' in first and 'hx-swap-oob="morph"' in first
@@ -84,8 +45,8 @@ async def test_players_receive_each_others_moves_as_partials():
 
 
 async def test_out_of_turn_action_gets_an_error_frame_and_changes_nothing():
-    game, host, friend = await two_player_game()
-    b, ok, _ = await connect(game.pk, friend)
+    game, host, friend = await database_sync_to_async(two_player_game)(turn_seconds=60)
+    b, ok, _ = await open_game_socket(game.pk, friend)
     await b.receive_from(timeout=5)
     before = await state(game.pk)
     await b.send_to(text_data=json.dumps({"action": "roll", "turn": 1, "roll": 0}))
@@ -107,8 +68,8 @@ async def test_out_of_turn_action_gets_an_error_frame_and_changes_nothing():
     ],
 )
 async def test_malformed_frames_are_refused_and_the_socket_stays_usable(frame, message):
-    game, host, friend = await two_player_game()
-    a, ok, _ = await connect(game.pk, host)
+    game, host, friend = await database_sync_to_async(two_player_game)(turn_seconds=60)
+    a, ok, _ = await open_game_socket(game.pk, host)
     await a.receive_from(timeout=5)
     before = await state(game.pk)
     await a.send_to(text_data=frame)
@@ -121,12 +82,12 @@ async def test_malformed_frames_are_refused_and_the_socket_stays_usable(frame, m
 
 
 async def test_spectator_sees_everything_and_can_do_nothing():
-    game, host, friend = await two_player_game()
+    game, host, friend = await database_sync_to_async(two_player_game)(turn_seconds=60)
     watcher = await database_sync_to_async(UserFactory)()
     await database_sync_to_async(Friendship.objects.create)(
         user_low=min(watcher, friend, key=lambda u: u.pk), user_high=max(watcher, friend, key=lambda u: u.pk)
     )
-    s, ok, _ = await connect(game.pk, watcher)
+    s, ok, _ = await open_game_socket(game.pk, watcher)
     assert ok
     html = await s.receive_from(timeout=5)
     assert "You are watching this game." in html
@@ -137,35 +98,28 @@ async def test_spectator_sees_everything_and_can_do_nothing():
     await s.disconnect()
 
 
-async def closed_with(communicator) -> int:
-    """A refused screen is accepted, then closed with a code the page sees (and does not retry)."""
-    output = await communicator.receive_output(timeout=5)
-    assert output["type"] == "websocket.close"
-    return output["code"]
-
-
 async def test_unauthenticated_foreign_origin_and_strangers_are_refused():
-    game, host, friend = await two_player_game()
-    c, ok, _ = await connect(game.pk)
+    game, host, friend = await database_sync_to_async(two_player_game)(turn_seconds=60)
+    c, ok, _ = await open_game_socket(game.pk)
     assert ok and await closed_with(c) == 4404
-    _, ok, _ = await connect(game.pk, host, origin=(b"origin", b"http://evil.example"))
+    _, ok, _ = await open_game_socket(game.pk, host, origin=(b"origin", b"http://evil.example"))
     assert not ok
     stranger = await database_sync_to_async(UserFactory)()
-    c, ok, _ = await connect(game.pk, stranger)
+    c, ok, _ = await open_game_socket(game.pk, stranger)
     assert ok and await closed_with(c) == 4404
-    c, ok, _ = await connect(987654, host)
+    c, ok, _ = await open_game_socket(987654, host)
     assert ok and await closed_with(c) == 4404
     # The link lets anyone watch, logged in or not.
-    s, ok, _ = await connect(game.pk, stranger, query=f"?t={game.invite_token}")
+    s, ok, _ = await open_game_socket(game.pk, stranger, query=f"?t={game.invite_token}")
     assert ok and "You are watching this game." in await s.receive_from(timeout=5)
     await s.disconnect()
 
 
 async def test_a_second_tab_takes_over_and_the_first_is_told():
-    game, host, friend = await two_player_game()
-    first, ok, _ = await connect(game.pk, host)
+    game, host, friend = await database_sync_to_async(two_player_game)(turn_seconds=60)
+    first, ok, _ = await open_game_socket(game.pk, host)
     await first.receive_from(timeout=5)
-    second, ok, _ = await connect(game.pk, host)
+    second, ok, _ = await open_game_socket(game.pk, host)
     assert ok
     html = await receive_until(first, lambda h: "data-taken-over" in h)
     assert "open in another tab" in html
@@ -175,14 +129,14 @@ async def test_a_second_tab_takes_over_and_the_first_is_told():
 
 
 async def test_reconnect_gets_the_full_current_state():
-    game, host, friend = await two_player_game()
-    a, ok, _ = await connect(game.pk, host)
+    game, host, friend = await database_sync_to_async(two_player_game)(turn_seconds=60)
+    a, ok, _ = await open_game_socket(game.pk, host)
     v1 = version_of(await a.receive_from(timeout=5))
     await a.disconnect()
     await database_sync_to_async(play.turn_roll)(
         game_id=game.pk, actor=Actor(user_id=host.pk), turn=1, roll=0
     )
-    a, ok, _ = await connect(game.pk, host)
+    a, ok, _ = await open_game_socket(game.pk, host)
     html = await a.receive_from(timeout=5)
     assert version_of(html) > v1
     assert re.search(r'data-die="1" data-value="[1-6]"', html)
@@ -190,7 +144,7 @@ async def test_reconnect_gets_the_full_current_state():
 
 
 async def test_action_on_a_finished_game_is_refused():
-    game, host, friend = await two_player_game()
+    game, host, friend = await database_sync_to_async(two_player_game)(turn_seconds=60)
 
     @database_sync_to_async
     def finish():
@@ -200,7 +154,7 @@ async def test_action_on_a_finished_game_is_refused():
 
         Game.objects.filter(pk=game.pk).update(status="finished", finished_at=timezone.now())
 
-    a, ok, _ = await connect(game.pk, host)
+    a, ok, _ = await open_game_socket(game.pk, host)
     await a.receive_from(timeout=5)
     await finish()
     await a.send_to(text_data=json.dumps({"action": "roll", "turn": 1, "roll": 0}))
@@ -229,8 +183,8 @@ async def test_action_on_a_finished_game_is_refused():
     ],
 )
 async def test_hostile_frames_get_an_error_frame_never_a_crash_and_change_nothing(frame):
-    game, host, friend = await two_player_game()
-    a, ok, _ = await connect(game.pk, host)
+    game, host, friend = await database_sync_to_async(two_player_game)(turn_seconds=60)
+    a, ok, _ = await open_game_socket(game.pk, host)
     await a.receive_from(timeout=5)
     before = await state(game.pk)
     await a.send_to(text_data=frame)
@@ -246,10 +200,10 @@ async def test_hostile_frames_get_an_error_frame_never_a_crash_and_change_nothin
 
 async def test_a_flooding_socket_is_told_then_closed_and_the_game_is_unharmed(settings):
     settings.PENTA_SOCKET_ABUSE_LIMIT = 30
-    game, host, friend = await two_player_game()
-    flooder, ok, _ = await connect(game.pk, friend)
+    game, host, friend = await database_sync_to_async(two_player_game)(turn_seconds=60)
+    flooder, ok, _ = await open_game_socket(game.pk, friend)
     await flooder.receive_from(timeout=5)
-    player, ok, _ = await connect(game.pk, host)
+    player, ok, _ = await open_game_socket(game.pk, host)
     await player.receive_from(timeout=5)
     before = await state(game.pk)
     for _ in range(200):
@@ -271,11 +225,11 @@ async def test_a_flooding_socket_is_told_then_closed_and_the_game_is_unharmed(se
 
 async def test_sockets_beyond_the_cap_per_person_are_refused(settings):
     settings.PENTA_MAX_SOCKETS_PER_PERSON = 2
-    game, host, friend = await two_player_game()
-    first, ok, _ = await connect(game.pk, host)
+    game, host, friend = await database_sync_to_async(two_player_game)(turn_seconds=60)
+    first, ok, _ = await open_game_socket(game.pk, host)
     await first.receive_from(timeout=5)
-    second, ok, _ = await connect(game.pk, host)  # takes the seat over from the first
-    third, ok, _ = await connect(game.pk, host)
+    second, ok, _ = await open_game_socket(game.pk, host)  # takes the seat over from the first
+    third, ok, _ = await open_game_socket(game.pk, host)
     frames = []
     while True:
         output = await third.receive_output(timeout=5)

@@ -14,9 +14,9 @@ from accounts.forms import SignupForm
 from accounts.models import FriendRequest, Friendship
 from dicegame.models import Game, Invitation
 from dicegame.web.routing import websocket_urlpatterns
-from tests.support.factories import PASSWORD
+from tests.support import HX
+from tests.support.factories import PASSWORD, client_for
 
-HX = {"HTTP_HX_REQUEST": "true"}
 NUL_MESSAGE = "NUL character"
 TOO_BIG = 2**70  # 1180591620717411303424
 INT64_MAX = 2**63 - 1
@@ -27,12 +27,6 @@ def _default_language():
     """A request in Dutch leaves Dutch active in the thread: end each test in the default language."""
     yield
     translation.deactivate()
-
-
-def logged_in(user) -> Client:
-    client = Client()
-    assert client.login(username=user.username, password=PASSWORD)
-    return client
 
 
 def everything() -> tuple:
@@ -70,7 +64,7 @@ def everything() -> tuple:
 @pytest.mark.parametrize("htmx", [False, True], ids=["page", "htmx"])
 def test_nul_anywhere_in_the_request_is_refused_with_400(host, friend, room, method, url, data, htmx):
     url = url.replace("ROOM", f"/games/{room.pk}")
-    client = logged_in(host)
+    client = client_for(host)
     before = everything()
     extra = HX if htmx else {}
     response = getattr(client, method)(url, data, **extra) if data is not None else client.get(url, **extra)
@@ -86,7 +80,7 @@ def test_nul_anywhere_in_the_request_is_refused_with_400(host, friend, room, met
 
 @pytest.mark.django_db
 def test_nul_refusal_speaks_dutch(host):
-    client = logged_in(host)
+    client = client_for(host)
     client.cookies["django_language"] = "nl"
     response = client.get("/players/a%00/")
     assert response.status_code == 400
@@ -101,7 +95,7 @@ def test_nul_in_a_cookie_is_refused_before_the_session_is_read():
 
 @pytest.mark.django_db
 def test_clean_requests_still_pass(host, friend, room):
-    client = logged_in(host)
+    client = client_for(host)
     assert client.get("/accounts/friends/?q=fem").status_code == 200
     assert client.get("/players/hana/").status_code == 200
     response = client.post(f"/games/{room.pk}/invite/", {"username": "femke"})
@@ -128,14 +122,14 @@ def test_clean_requests_still_pass(host, friend, room):
 )
 def test_ids_outside_1_to_2_63_are_not_found(host, method, template, number):
     before = everything()
-    response = getattr(logged_in(host), method)(template.format(number))
+    response = getattr(client_for(host), method)(template.format(number))
     assert response.status_code == 404
     assert everything() == before
 
 
 @pytest.mark.django_db
 def test_the_largest_id_is_an_ordinary_not_found(host):
-    client = logged_in(host)
+    client = client_for(host)
     assert client.get(f"/games/{INT64_MAX}/").status_code == 404
     response = client.post(f"/accounts/friends/{INT64_MAX}/remove/")
     assert response.status_code in (400, 404)
@@ -143,7 +137,7 @@ def test_the_largest_id_is_an_ordinary_not_found(host):
 
 @pytest.mark.django_db
 def test_small_numbers_in_urls_beyond_64_bits_are_not_found(host, room):
-    client = logged_in(host)
+    client = client_for(host)
     before = everything()
     assert client.post(f"/games/{room.pk}/hold/{TOO_BIG}/").status_code == 404
     assert client.post(f"/games/{room.pk}/seats/{TOO_BIG}/remove/").status_code == 404
@@ -167,7 +161,7 @@ def test_the_game_socket_route_only_takes_ids_in_range():
 @pytest.mark.django_db
 @pytest.mark.parametrize("value", [str(TOO_BIG), str(2**31), "-" + str(TOO_BIG), "1" * 5000, "١٢"])
 def test_posted_numbers_out_of_range_are_refused_with_400(host, room, value):
-    client = logged_in(host)
+    client = client_for(host)
     before = everything()
     response = client.post(f"/games/{room.pk}/roll/", {"turn": value, "roll": "0"}, **HX)
     assert response.status_code == 400

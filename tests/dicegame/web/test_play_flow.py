@@ -10,20 +10,14 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
-from django.utils import timezone
 
-from dicegame.models import Game, Turn
+from dicegame.models import Game
 from dicegame.play import rooms
 from live import pushes
 from penta.asgi import application
-from tests.support import factories
+from tests.support import HX, factories
 from tests.support.factories import UserFactory, actor, befriend, client_for
-
-HX = {"HTTP_HX_REQUEST": "true"}
-
-
-def current(game_id: int) -> Turn:
-    return Turn.objects.filter(game_id=game_id, completed_at__isnull=True).order_by("number").first()
+from tests.support.games import mark_finished, open_turn
 
 
 def started(host, friend) -> Game:
@@ -35,11 +29,6 @@ def started(host, friend) -> Game:
     return game
 
 
-def finish(game: Game) -> None:
-    Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED, finished_at=timezone.now())
-    game.refresh_from_db()
-
-
 # -- one press, one roll -----------------------------------------------------------------------------
 
 
@@ -48,16 +37,16 @@ def test_a_double_click_on_roll_spends_one_roll(user_client, user):
     """The page's two requests both say "from 0 rolls": the second is refused and changes nothing."""
     user_client.post("/games/solo/")
     game = Game.objects.get(players__user=user)
-    turn = current(game.pk)
+    turn = open_turn(game)
     data = {"turn": turn.number, "roll": 0}
     first = user_client.post(f"/games/{game.pk}/roll/", data, **HX)
-    after_first = current(game.pk)
+    after_first = open_turn(game)
     version = Game.objects.get(pk=game.pk).version
     second = user_client.post(f"/games/{game.pk}/roll/", data, **HX)
     assert first.status_code == 200
     assert second.status_code == 409
     assert "The game moved on since this page was shown" in second.content.decode()
-    turn = current(game.pk)
+    turn = open_turn(game)
     assert turn.rolls_used == 1 and turn.dice == after_first.dice and turn.rolls == after_first.rolls
     assert Game.objects.get(pk=game.pk).version == version
 
@@ -68,7 +57,7 @@ def test_a_double_click_on_roll_spends_one_roll(user_client, user):
 @pytest.mark.django_db
 def test_the_finished_page_keeps_its_socket_while_a_rematch_is_on_offer(host, friend):
     game = started(host, friend)
-    finish(game)
+    mark_finished(game)
     page = client_for(host).get(f"/games/{game.pk}/").content.decode()
     assert f'ws-connect="/ws/games/{game.pk}/"' in page
     assert "data-next-game" not in page
@@ -77,7 +66,7 @@ def test_the_finished_page_keeps_its_socket_while_a_rematch_is_on_offer(host, fr
 @pytest.mark.django_db
 def test_no_socket_once_the_rematch_exists_or_for_a_spectator(host, friend):
     game = started(host, friend)
-    finish(game)
+    mark_finished(game)
     rooms.rematch_accept(game_id=game.pk, actor=actor(host))
     rematch = rooms.rematch_accept(game_id=game.pk, actor=actor(friend))
     page = client_for(host).get(f"/games/{game.pk}/").content.decode()
@@ -94,7 +83,7 @@ def test_the_rematch_push_takes_the_first_to_accept_to_the_new_game(
     host, friend, django_capture_on_commit_callbacks
 ):
     game = started(host, friend)
-    finish(game)
+    mark_finished(game)
     rooms.rematch_accept(game_id=game.pk, actor=actor(host))
     game.refresh_from_db()
     with django_capture_on_commit_callbacks() as callbacks:

@@ -11,13 +11,12 @@ from django.test import Client
 from dicegame.models import Game
 from dicegame.play import rooms
 from penta.asgi import application
+from tests.support import HX, ORIGIN
 from tests.support.environment import forget_cached
 from tests.support.factories import UserFactory, actor, befriend, client_for
 from tests.support.games import make_game
 
 pytestmark = pytest.mark.django_db
-HX = {"HTTP_HX_REQUEST": "true"}
-ORIGIN = (b"origin", b"http://localhost")
 
 
 def started_game() -> Game:

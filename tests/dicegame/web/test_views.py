@@ -12,11 +12,11 @@ from dicegame.actors import GUEST_SESSION_KEY, Actor
 from dicegame.models import Game, Turn
 from dicegame.rules.scoring import Box
 from dicegame.strategy import computer
+from tests.support import HX
 from tests.support.factories import PlayerFactory, TurnFactory, UserFactory
 from tests.support.games import current, play_whole_game, snapshot
 
 pytestmark = pytest.mark.django_db
-HX = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture
