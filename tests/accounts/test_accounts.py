@@ -1,9 +1,13 @@
 """Sign up, log in, log out, change password; a guest's games move into the account."""
 
+import re
+from html import unescape
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
+from dicegame import play
 from dicegame.models import Player
 from tests.support.factories import PASSWORD, UserFactory
 
@@ -89,7 +93,6 @@ def test_change_password_needs_login(client):
 
 
 def test_admin_lists_games_and_players(client, user_actor):
-    from dicegame import play
 
     admin = get_user_model().objects.create_superuser("root", "root@example.com", PASSWORD)
     play.game_create_solo(actor=user_actor)
@@ -102,8 +105,6 @@ def test_admin_lists_games_and_players(client, user_actor):
 
 
 def hrefs(html: str, path: str) -> list[str]:
-    import re
-    from html import unescape
 
     return [unescape(h) for h in re.findall(rf'href="({path}[^"]*)"', html)]
 
@@ -156,7 +157,6 @@ def test_the_headers_links_carry_the_page_they_were_on(client):
 
 
 def test_dutch_account_pages_say_je_not_u(client, user):
-    import re
 
     client.cookies["django_language"] = "nl"
 

@@ -7,6 +7,7 @@ import time
 from datetime import timedelta
 
 import pytest
+from axes.handlers.proxy import AxesProxyHandler
 from django.contrib.auth.hashers import MD5PasswordHasher
 from django.core.management import call_command
 from django.test import Client, override_settings
@@ -187,7 +188,6 @@ def test_an_operator_can_lift_a_lockout_with_axes_commands():
 @pytest.fixture
 def shared_cache_down():
     """The shared cache is a Redis nobody listens on (port 1): every call to it fails at once."""
-    from axes.handlers.proxy import AxesProxyHandler
 
     dead = {
         "default": {

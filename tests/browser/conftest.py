@@ -1,5 +1,5 @@
-"""What every browser test shares: patient expectations, and browsers that close before the database
-is flushed.
+"""What every browser test shares: patient expectations, a desktop and a phone for the tests that run on
+both, and browsers that close before the database is flushed.
 
 Each test's own contexts (two players, a spectator) keep their sockets open on the live server until
 they close, and the server answers a closing socket with writes (the seat's presence, the connection
@@ -15,13 +15,12 @@ import pytest
 from django.core.management.base import CommandError
 from django.db import OperationalError
 from django.test import TransactionTestCase
+from playwright.sync_api import expect
 
 from live.models import Connection
+from tests.browser.pages import VIEWPORTS, WAIT_MS
 
 SOCKETS_GONE_WITHIN_S = 5
-# Live pages wait on sockets, the clock and the computer's pace, and two cores are shared by a live
-# server, browsers and the test: an expectation may take seconds, not Playwright's default 5.
-EXPECT_MS = 20_000
 _flush = TransactionTestCase._fixture_teardown
 
 
@@ -53,8 +52,11 @@ def _close_browsers_before_the_flush(transactional_db, browser):
 
 @pytest.fixture(autouse=True)
 def _patient_expectations():
-    from playwright.sync_api import expect
-
-    expect.set_options(timeout=EXPECT_MS)
+    expect.set_options(timeout=WAIT_MS)
     yield
     expect.set_options(timeout=5_000)
+
+
+@pytest.fixture(params=sorted(VIEWPORTS))
+def viewport(request) -> dict:
+    return VIEWPORTS[request.param]

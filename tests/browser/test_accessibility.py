@@ -6,33 +6,14 @@ no such thing). axe skips disabled controls in its contrast rule: tests/browser/
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, expect
 
-from accounts.models import Friendship
-from tests.browser.test_layout import DESKTOP, PHONE, log_in, new_page, roll, start_solo
-from tests.support.factories import UserFactory
+from tests.browser.pages import AXE, BLOCKING, DESKTOP, PHONE, log_in, new_page, roll, scan, start_solo
+from tests.support.factories import UserFactory, befriend
 from tests.support.games import make_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-AXE = next((Path(__file__).parent / "vendor").glob("axe-core-*/axe.min.js"))
-BLOCKING = {"serious", "critical"}
-
-
-def scan(page: Page) -> list[dict]:
-    """axe's violations on the page as it stands, each with its impact and the elements it names."""
-    page.wait_for_load_state()
-    if not page.evaluate("typeof window.axe !== 'undefined'"):
-        page.add_script_tag(path=str(AXE))
-    result = page.evaluate(
-        "async () => (await axe.run(document, {resultTypes: ['violations']})).violations.map((v) => ({"
-        " id: v.id, impact: v.impact, help: v.help,"
-        " nodes: v.nodes.map((n) => n.target.join(' ') + ' :: ' + (n.failureSummary || '')).slice(0, 5)}))"
-    )
-    return result
 
 
 @pytest.mark.parametrize(
@@ -46,8 +27,7 @@ def test_main_screens_have_no_serious_accessibility_violations(
     base = live_server_url
     tag = f"{viewport['width']}-{'dark' if dark else 'light'}"
     hana, femke = UserFactory(username=f"hana-{tag}"), UserFactory(username=f"femke-{tag}")
-    low, high = sorted((hana, femke), key=lambda u: u.pk)
-    Friendship.objects.create(user_low=low, user_high=high)
+    befriend(hana, femke)
     finished = make_game([hana, "hard"])
     found: dict[str, list[dict]] = {}
 

@@ -9,23 +9,16 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from dicegame.models import Game
+from tests.browser.pages import roll_button, start_against_computers
 
 pytestmark = pytest.mark.django_db(transaction=True)
-WAIT_MS = 30_000
-
-
-def roll_button(page: Page):
-    return page.get_by_role("button", name=re.compile(r"^Roll"))
+# Longer than the suite's expectations: each round waits for two computer players' moves.
+BOT_ROUND_WAIT_MS = 30_000
 
 
 def test_a_whole_game_against_two_computer_players(page: Page, live_server_url: str):
-    expect.set_options(timeout=WAIT_MS)
-    page.goto(f"{live_server_url}/")
-    form = page.locator("form.computer-form").first
-    strengths = form.locator("select[name=strength]")
-    strengths.nth(0).select_option("easy")
-    strengths.nth(1).select_option("hard")
-    form.get_by_role("button", name="Play against the computer").click()
+    expect.set_options(timeout=BOT_ROUND_WAIT_MS)
+    start_against_computers(page, live_server_url, "easy", "hard")
     expect(page.locator('th[data-seat-name="2"]')).to_contain_text("Computer 2 (hard)")
 
     for round_number in range(1, 14):

@@ -6,24 +6,26 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.utils import timezone
 from playwright.sync_api import Browser, expect
 
 from daily import services
-from daily.models import DailyAttempt, DailySeed
+from daily.models import DailySeed
 from dicegame.models import Game, Player
 from dicegame.strategy import Strategy
 from dicegame.strategy.analysis import optimal_line
-from tests.browser.test_solo_game import WAIT_MS, choose_box, confirm, roll, roll_button, turn_field
-from tests.support.factories import PASSWORD, GameFactory, PlayerFactory, UserFactory, befriend
+from tests.browser.pages import (
+    WAIT_MS,
+    choose_box,
+    confirm,
+    log_in,
+    made_up_result,
+    roll,
+    roll_button,
+    turn_field,
+)
+from tests.support.factories import UserFactory, befriend
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def made_up_result(user, date, total: int) -> None:
-    game = GameFactory(daily_date=date, status=Game.Status.FINISHED, finished_at=timezone.now())
-    PlayerFactory(game=game, user=user, total=total)
-    DailyAttempt.objects.create(date=date, game=game, user=user, ranked=True)
 
 
 def test_play_the_daily_challenge_to_the_end_and_share_it(browser: Browser, live_server_url: str):
@@ -38,11 +40,7 @@ def test_play_the_daily_challenge_to_the_end_and_share_it(browser: Browser, live
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server_url)
     page = context.new_page()
     page.set_default_timeout(WAIT_MS)
-    page.goto(f"{live_server_url}/accounts/login/")
-    page.get_by_label("Username").fill(me.username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("link", name=me.username)).to_be_visible()
+    log_in(page, live_server_url, me.username)
 
     page.goto(f"{live_server_url}/daily/")
     commitment = DailySeed.objects.get(date=date).commitment

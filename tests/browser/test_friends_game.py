@@ -5,76 +5,21 @@ player's page is closed."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, expect
 
-from accounts.models import Friendship
 from dicegame.models import Game, Turn
-from tests.support.factories import PASSWORD, UserFactory
+from tests.browser.pages import logged_in_page, play_live_turn, roll_button, wait_until_my_turn, whose_turn
+from tests.support.factories import UserFactory, befriend
 
 pytestmark = pytest.mark.django_db(transaction=True)
-WAIT_MS = 20_000
-
-
-def log_in(browser: Browser, base: str, username: str) -> Page:
-    context = browser.new_context(locale="en-GB", viewport={"width": 1100, "height": 900})
-    page = context.new_page()
-    page.goto(f"{base}/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("link", name=username)).to_be_visible()
-    return page
-
-
-def roll_button(page: Page):
-    return page.get_by_role("button", name=re.compile(r"^Roll"))
-
-
-def whose_turn(game_id: int) -> str | None:
-    """The username whose turn it is (from the server), or None when the game is over."""
-    turn = Turn.objects.filter(game_id=game_id, completed_at__isnull=True).select_related("player").first()
-    return turn.player.name if turn else None
-
-
-def wait_until_my_turn(page: Page) -> None:
-    ready = page.locator("[data-action=roll]:not([disabled]), button.box-button:not([disabled])")
-    expect(ready.first).to_be_visible(timeout=WAIT_MS * 2)
-
-
-def play_turn(page: Page, other: Page | None, *, show_hold: bool = False) -> None:
-    die = page.locator('[data-die="1"]')
-    if roll_button(page).is_enabled():
-        roll_button(page).click()
-        try:
-            expect(die).to_have_attribute("data-value", re.compile(r"^[1-6]$"), timeout=5_000)
-        except AssertionError:
-            # As a person would: the board changed under the tap (the other player's screen came
-            # back), so tap Roll again; the server refuses a second roll of the same dice.
-            if roll_button(page).is_enabled():
-                roll_button(page).click()
-            expect(die).to_have_attribute("data-value", re.compile(r"^[1-6]$"))
-    if show_hold and other is not None:
-        page.locator('[data-die="1"]').click()
-        expect(page.locator('[data-die="1"]')).to_have_attribute("aria-pressed", "true")
-        # The friend's page shows the hold live, without reloading.
-        expect(other.locator('[data-die="1"]')).to_have_attribute("aria-pressed", "true")
-    box = page.locator("button.box-button:not([disabled]):not([data-asks-zero])").first
-    box.click()
-    expect(page.locator('button.box-button[aria-pressed="true"]')).to_have_count(1)
-    page.get_by_role("button", name="Confirm turn", exact=True).click()
-    confirm = page.get_by_role("button", name="Confirm turn", exact=True)
-    expect(confirm.and_(page.locator("[disabled]")).or_(page.locator("#game-result"))).to_be_visible()
 
 
 def test_two_friends_play_a_whole_game_live(browser: Browser, live_server_url: str):
     hana, femke = UserFactory(username="hana"), UserFactory(username="femke")
-    low, high = sorted((hana, femke), key=lambda u: u.pk)
-    Friendship.objects.create(user_low=low, user_high=high)
-    host = log_in(browser, live_server_url, "hana")
-    guest = log_in(browser, live_server_url, "femke")
+    befriend(hana, femke)
+    host = logged_in_page(browser, live_server_url, "hana")
+    guest = logged_in_page(browser, live_server_url, "femke")
 
     # Hana creates a room for two with a 120-second turn timer and invites Femke.
     host.goto(f"{live_server_url}/")
@@ -118,12 +63,12 @@ def test_two_friends_play_a_whole_game_live(browser: Browser, live_server_url: s
             expect(host.locator('th[data-seat-name="1"] .presence')).to_have_text("offline")
             expect(roll_button(host)).to_be_enabled()
             auto_committed = True
-            guest = log_in(browser, live_server_url, "femke")
+            guest = logged_in_page(browser, live_server_url, "femke")
             guest.goto(game_url)
             pages["femke"] = guest
             continue
         number = Turn.objects.filter(game_id=game_id, completed_at__isnull=True).get().number
-        play_turn(page, other, show_hold=turns_played == 1)
+        play_live_turn(page, other, show_hold=turns_played == 1)
         # The server has written the turn before the next one is looked up.
         for _ in range(100):
             if Turn.objects.filter(game_id=game_id, number=number, completed_at__isnull=False).exists():

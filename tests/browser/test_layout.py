@@ -9,137 +9,29 @@ colour-contrast rule, hence these tests."""
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, expect
 
-from accounts.models import Friendship
-from tests.support.factories import PASSWORD, UserFactory
+from tests.browser.pages import (
+    DESKTOP,
+    NEXT_FRAMES,
+    PHONE,
+    TRACK_TUMBLES,
+    contrast,
+    log_in,
+    new_page,
+    on_screen,
+    page_widths,
+    roll,
+    start_against_computers,
+    start_solo,
+    wait_for_tumbles,
+)
+from tests.support.factories import UserFactory, befriend
 from tests.support.games import make_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-PHONE = {"width": 360, "height": 740}
-DESKTOP = {"width": 1280, "height": 860}
-
-# (element, colour to draw or None for its text colour, measure against its parent's background)
-CONTRAST_JS = """
-([el, fgProp, onParent]) => {
-  const parse = (c) => {
-    const m = c.match(/rgba?\\(([^)]+)\\)/);
-    if (!m) return null;
-    const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number);
-    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
-  };
-  const over = (top, base) => {
-    const a = top[3];
-    return [0, 1, 2].map((i) => top[i] * a + base[i] * (1 - a)).concat([1]);
-  };
-  const mix = (a, b, o) => [0, 1, 2].map((i) => a[i] * o + b[i] * (1 - o)).concat([1]);
-  const lum = (c) => {
-    const ch = c.slice(0, 3).map((v) => {
-      v /= 255;
-      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
-    });
-    return 0.2126 * ch[0] + 0.7152 * ch[1] + 0.0722 * ch[2];
-  };
-  const ratio = (a, b) => {
-    const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
-    return (x + 0.05) / (y + 0.05);
-  };
-  const target = onParent ? el.parentElement : el;
-  const chain = [];
-  for (let n = target; n; n = n.parentElement) chain.unshift(n);
-  // Each node: its background choices (a gradient's stops, or its colour) and its opacity.
-  const layers = chain.map((n) => {
-    const s = getComputedStyle(n);
-    let bgs = [parse(s.backgroundColor) || [0, 0, 0, 0]];
-    const stops = (s.backgroundImage.match(/rgba?\\([^)]+\\)/g) || []).map(parse);
-    if (stops.length) bgs = stops;
-    return { bgs, opacity: Number(s.opacity) };
-  });
-  const ownOpacity = onParent ? Number(getComputedStyle(el).opacity) : 1;
-  const fgRaw = parse(fgProp ? getComputedStyle(el)[fgProp] : getComputedStyle(el).color);
-  const canvas = matchMedia("(prefers-color-scheme: dark)").matches ? [0, 0, 0, 1] : [255, 255, 255, 1];
-  let worst = Infinity;
-  const combos = (i, picks) => {
-    if (i === layers.length) {
-      const render = (k, base, withText) => {
-        const own = over(picks[k], base);
-        let inner;
-        if (k === layers.length - 1) inner = withText ? mix(over(fgRaw, own), own, ownOpacity) : own;
-        else inner = render(k + 1, own, withText);
-        return mix(inner, base, layers[k].opacity);
-      };
-      worst = Math.min(worst, ratio(render(0, canvas, true), render(0, canvas, false)));
-      return;
-    }
-    for (const bg of layers[i].bgs) combos(i + 1, picks.concat([bg]));
-  };
-  combos(0, []);
-  return worst;
-}
-"""
-
-
-def contrast(page: Page, selector: str, *, fg: str | None = None, on_parent: bool = False) -> list[float]:
-    """The effective contrast of every element matching `selector` (at least one must)."""
-    handles = page.locator(selector).element_handles()
-    assert handles, f"nothing matches {selector}"
-    return [page.evaluate(CONTRAST_JS, [h, fg, on_parent]) for h in handles]
-
-
-def new_page(browser: Browser, viewport: dict, *, dark: bool = False, bypass_csp: bool = False) -> Page:
-    context = browser.new_context(
-        locale="en-GB", viewport=viewport, color_scheme="dark" if dark else "light", bypass_csp=bypass_csp
-    )
-    return context.new_page()
-
-
-def log_in(page: Page, base: str, username: str) -> None:
-    page.goto(f"{base}/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("link", name=username)).to_be_visible()
-
-
-def roll(page: Page) -> None:
-    """Roll once. penta.js takes two presses of Roll within 0.4 s for a double click and drops the second,
-    so a press that changes nothing is made again, as a person would (the form names the roll it
-    follows, so the server never rolls twice for one)."""
-    counter = page.locator("#game-form input[name=roll]")
-    before = counter.get_attribute("value")
-    for _attempt in range(10):
-        page.locator("[data-action=roll]").click()
-        try:
-            expect(counter).not_to_have_value(before, timeout=1_500)
-            break
-        except AssertionError:
-            continue
-    expect(counter).not_to_have_value(before)
-    expect(page.locator('[data-die="1"]')).to_have_attribute("data-value", re.compile(r"^[1-6]$"))
-
-
-def start_solo(page: Page, base: str) -> None:
-    page.goto(base + "/")
-    page.get_by_role("button", name="Play solo").click()
-    expect(page).to_have_url(re.compile(r"/games/\d+/$"))
-
-
-def start_against_computers(page: Page, base: str, opponents: int = 3) -> None:
-    page.goto(base + "/")
-    selects = page.locator(".computer-form select[name=strength]")
-    for i in range(opponents):
-        selects.nth(i).select_option("easy")
-    page.locator(".computer-form").first.get_by_role("button", name="Play against the computer").click()
-    expect(page).to_have_url(re.compile(r"/games/\d+/$"))
-    expect(page.locator("[data-action=roll]:not([disabled])")).to_be_visible()
-
-
-def no_sideways_scroll(page: Page) -> tuple[int, int]:
-    return page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
 
 
 # -- disabled is not faded -----------------------------------------------------------------------------
@@ -187,9 +79,7 @@ def test_disabled_dice_held_marks_and_buttons_stay_readable(
 def test_dice_of_an_opponent_and_a_spectator_stay_readable(browser: Browser, live_server_url: str):
     """Another player's turn: the dice are disabled for everyone else, and as readable as one's own."""
     hana, femke = UserFactory(username="hana-look"), UserFactory(username="femke-look")
-    Friendship.objects.create(
-        user_low=min(hana, femke, key=lambda u: u.pk), user_high=max(hana, femke, key=lambda u: u.pk)
-    )
+    befriend(hana, femke)
     host = new_page(browser, DESKTOP)
     log_in(host, live_server_url, hana.username)
     host.goto(live_server_url + "/")
@@ -224,9 +114,7 @@ def test_dice_of_an_opponent_and_a_spectator_stay_readable(browser: Browser, liv
 def test_no_page_scrolls_sideways_at_360(browser: Browser, live_server_url: str):
     user = UserFactory(username="narrow-nina")
     friend = UserFactory(username="a-friend-with-a-rather-long-name")
-    Friendship.objects.create(
-        user_low=min(user, friend, key=lambda u: u.pk), user_high=max(user, friend, key=lambda u: u.pk)
-    )
+    befriend(user, friend)
     four = make_game([user, "easy", "medium", "hard"])
     make_game([user, "hard"])
     page = new_page(browser, PHONE)
@@ -235,7 +123,7 @@ def test_no_page_scrolls_sideways_at_360(browser: Browser, live_server_url: str)
 
     def check(name: str) -> None:
         page.wait_for_load_state()
-        sizes = no_sideways_scroll(page)
+        sizes = page_widths(page)
         if sizes[0] > sizes[1]:
             wide[name] = sizes
 
@@ -246,7 +134,7 @@ def test_no_page_scrolls_sideways_at_360(browser: Browser, live_server_url: str)
     roll(page)
     check("solo game mid-turn")
     log_in(page, base, user.username)
-    start_against_computers(page, base, 3)
+    start_against_computers(page, base, "easy", "easy", "easy")
     roll(page)
     check("game against 3 computers")
     for path in (
@@ -277,7 +165,7 @@ def test_a_four_player_sheet_is_readable_on_a_phone_and_roomy_on_a_desktop(
     user = UserFactory(username="four-seats")
     page = new_page(browser, PHONE)
     log_in(page, live_server_url, user.username)
-    start_against_computers(page, live_server_url, 3)
+    start_against_computers(page, live_server_url, "easy", "easy", "easy")
     sheet = page.locator("#scoresheet")
     # At 360 px: short box names, the whole sheet within the screen (no scrolling inside it either).
     expect(page.locator('#scoresheet [data-box="THREE_OF_A_KIND"] .box-short')).to_be_visible()
@@ -299,22 +187,13 @@ def test_a_four_player_sheet_is_readable_on_a_phone_and_roomy_on_a_desktop(
 # -- phone first ---------------------------------------------------------------------------------------
 
 
-def _inside(box: dict, viewport: dict) -> bool:
-    return (
-        box["y"] >= 0
-        and box["y"] + box["height"] <= viewport["height"]
-        and box["x"] >= 0
-        and (box["x"] + box["width"] <= viewport["width"])
-    )
-
-
 def test_on_a_phone_the_dice_and_roll_stay_in_reach_while_the_sheet_scrolls(
     browser: Browser, live_server_url: str
 ):
     user = UserFactory(username="thumb")
     page = new_page(browser, PHONE)
     log_in(page, live_server_url, user.username)
-    start_against_computers(page, live_server_url, 3)
+    start_against_computers(page, live_server_url, "easy", "easy", "easy")
     roll(page)
     for name in ("CHANCE", "PENTA"):
         button = page.locator(f'#scoresheet [data-box="{name}"]')
@@ -322,8 +201,10 @@ def test_on_a_phone_the_dice_and_roll_stay_in_reach_while_the_sheet_scrolls(
         assert page.evaluate("window.scrollY") > 0, "the page did not need to scroll (test proves nothing)"
         dice = page.locator("#dice-tray").bounding_box()
         roll_box = page.locator("[data-action=roll]").bounding_box()
-        assert _inside(dice, PHONE), f"the dice are off screen while {name} is in view: {dice}"
-        assert _inside(roll_box, PHONE), f"the Roll button is off screen while {name} is in view: {roll_box}"
+        assert on_screen(dice, PHONE), f"the dice are off screen while {name} is in view: {dice}"
+        assert on_screen(roll_box, PHONE), (
+            f"the Roll button is off screen while {name} is in view: {roll_box}"
+        )
         # The row is not under the pinned dock: the point at its centre is the button itself.
         hit = button.evaluate(
             "b => { const r = b.getBoundingClientRect();"
@@ -347,29 +228,6 @@ def test_on_a_phone_the_dice_and_roll_stay_in_reach_while_the_sheet_scrolls(
 
 
 # -- dice that feel like dice, and a skip link ---------------------------------------------------------
-
-
-TRACK_TUMBLES = """() => {
-  window.tumbles = [];
-  document.addEventListener("animationstart", (e) => {
-    const die = e.target.closest("#dice-tray .die");
-    if (die) window.tumbles.push(die.dataset.die);
-  });
-}"""
-NEXT_FRAMES = (
-    "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0))))"
-)
-
-
-def wait_for_tumbles(page: Page, count: int, timeout_s: float = 10) -> None:
-    """Poll from the test, not with wait_for_function: that evaluates a string in the page, which the
-    page's CSP (no unsafe-eval) refuses."""
-    deadline = time.monotonic() + timeout_s
-    while page.evaluate("window.tumbles.length") < count:
-        assert time.monotonic() < deadline, (
-            f"fewer than {count} dice tumbled: {page.evaluate('window.tumbles')}"
-        )
-        page.wait_for_timeout(50)
 
 
 def test_rolled_dice_tumble_once_per_roll_and_never_with_reduced_motion(

@@ -8,38 +8,20 @@ import re
 
 import pytest
 from django.utils import timezone
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, expect
 
-from dicegame.actors import Actor
 from dicegame.models import Game
 from dicegame.play import rooms
-from tests.support.factories import PASSWORD, GameFactory, PlayerFactory, UserFactory
+from tests.browser.pages import logged_in_page, start_against_computers
+from tests.support.factories import GameFactory, PlayerFactory, UserFactory, actor
 
 pytestmark = pytest.mark.django_db(transaction=True)
-VIEWPORTS = {"desktop": {"width": 1100, "height": 900}, "phone": {"width": 360, "height": 740}}
-
-
-@pytest.fixture(params=sorted(VIEWPORTS))
-def viewport(request) -> dict:
-    return VIEWPORTS[request.param]
-
-
-def log_in(browser: Browser, base: str, user, viewport: dict, language: str = "en") -> Page:
-    context = browser.new_context(locale="en-GB", viewport=viewport)
-    context.add_cookies([{"name": "django_language", "value": language, "url": base}])
-    page = context.new_page()
-    page.goto(f"{base}/accounts/login/")
-    page.locator("input[name=username]").fill(user.username)
-    page.locator("input[name=password]").fill(PASSWORD)
-    page.locator("form button[type=submit]").last.click()
-    expect(page.locator("nav").get_by_role("link", name=user.username)).to_be_attached()
-    return page
 
 
 def test_a_waiting_room_is_listed_as_a_room(browser: Browser, live_server_url: str, viewport: dict):
     host = UserFactory(username="hana")
-    room = rooms.room_create(actor=Actor(user_id=host.pk, name=host.username), seats=3, turn_seconds=60)
-    page = log_in(browser, live_server_url, host, viewport)
+    room = rooms.room_create(actor=actor(host), seats=3, turn_seconds=60)
+    page = logged_in_page(browser, live_server_url, host.username, viewport=viewport, language="en")
     for address in ("/games/", "/"):
         page.goto(f"{live_server_url}{address}")
         row = page.locator(f'[data-game="{room.pk}"]')
@@ -54,18 +36,15 @@ def test_a_waiting_room_is_listed_as_a_room(browser: Browser, live_server_url: s
     # A cancelled room is not listed at all. (Away from the room first: its open page reloads itself
     # when it learns of the cancel, which would race the next navigation.)
     page.goto(f"{live_server_url}/")
-    rooms.room_cancel(game_id=room.pk, actor=Actor(user_id=host.pk, name=host.username))
+    rooms.room_cancel(game_id=room.pk, actor=actor(host))
     page.goto(f"{live_server_url}/games/")
     expect(page.locator(f'[data-game="{room.pk}"]')).to_have_count(0)
 
 
 def test_computer_names_follow_the_viewers_language(browser: Browser, live_server_url: str, viewport: dict):
     player = UserFactory(username="piet")
-    page = log_in(browser, live_server_url, player, viewport)
-    page.goto(f"{live_server_url}/")
-    page.locator("form.computer-form").first.locator("select[name=strength]").first.select_option("hard")
-    page.locator("form.computer-form").first.locator("button[type=submit]").click()
-    expect(page).to_have_url(re.compile(r"/games/\d+/$"))
+    page = logged_in_page(browser, live_server_url, player.username, viewport=viewport, language="en")
+    start_against_computers(page, live_server_url, "hard")
     expect(page.locator('th[data-seat-name="1"]')).to_contain_text("Computer (hard)")
     page.context.add_cookies([{"name": "django_language", "value": "nl", "url": live_server_url}])
     page.reload()
@@ -106,7 +85,7 @@ def test_the_final_ranking_numbers_each_place_once(browser: Browser, live_server
         game=game, seat=2, user=None, bot_strength="hard", name="Computer 2 (hard)", total=201, rank=1
     )
     # (Ranks as the finishing service writes them: the best total first, ties sharing a place.)
-    page = log_in(browser, live_server_url, player, viewport)
+    page = logged_in_page(browser, live_server_url, player.username, viewport=viewport, language="en")
     page.goto(f"{live_server_url}/games/{game.pk}/")
     items = page.locator("ol.ranking > li")
     expect(items).to_have_count(3)

@@ -7,20 +7,26 @@ page is loaded: every wait is for a change in the page, never a fixed sleep."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from dicegame.models import Game, Turn
+from dicegame.models import Game
 from dicegame.rules.scoring import Scoresheet
 from dicegame.strategy import Strategy
-from tests.support.factories import PASSWORD, UserFactory
+from tests.browser.pages import (
+    GAME_URL,
+    VIEWPORTS,
+    WAIT_MS,
+    confirm_button,
+    log_in,
+    rig_dice,
+    roll_button,
+    rolls_field,
+    start_solo,
+)
+from tests.support.factories import UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
-WAIT_MS = 20_000
-GAME_URL = re.compile(r"/games/(\d+)/$")
-VIEWPORTS = {"desktop": {"width": 1100, "height": 900}, "phone": {"width": 360, "height": 740}}
 
 
 @pytest.fixture(params=list(VIEWPORTS))
@@ -30,20 +36,6 @@ def screen(request, browser: Browser):
     page.set_default_timeout(WAIT_MS)
     yield page
     context.close()
-
-
-def start_solo(page: Page, base: str) -> int:
-    page.goto(base + "/")
-    page.get_by_role("button", name="Play solo", exact=True).click()
-    expect(page).to_have_url(GAME_URL)
-    return int(GAME_URL.search(page.url).group(1))
-
-
-def rig(game_id: int, dice: list[int], rolls: int = 1) -> None:
-    """The turn in play shows `dice` after `rolls` rolls (as if rolled), then the page is reloaded."""
-    Turn.objects.filter(game_id=game_id, completed_at__isnull=True).update(
-        dice=dice, held=[False] * 5, rolls=[{"dice": dice, "held": [False] * 5}] * rolls
-    )
 
 
 def test_resign_asks_first_then_ends_the_game(screen: Page, live_server_url: str):
@@ -59,7 +51,7 @@ def test_resign_asks_first_then_ends_the_game(screen: Page, live_server_url: str
 
 def test_a_zero_is_confirmed_on_the_page(screen: Page, live_server_url: str):
     game_id = start_solo(screen, live_server_url)
-    rig(game_id, [1, 2, 3, 4, 5])
+    rig_dice(game_id, [1, 2, 3, 4, 5])
     screen.reload()
     penta = screen.locator('button[data-box="PENTA"]')
     expect(penta).to_be_enabled()
@@ -68,7 +60,7 @@ def test_a_zero_is_confirmed_on_the_page(screen: Page, live_server_url: str):
     expect(penta).to_have_attribute("aria-pressed", "false")
     screen.get_by_role("button", name="Yes, write 0 in Penta").click()
     expect(penta).to_have_attribute("aria-pressed", "true")
-    screen.get_by_role("button", name="Confirm turn", exact=True).click()
+    confirm_button(screen).click()
     expect(screen.locator('#scoresheet tr.box-row:has(button[data-box="PENTA"]) td').first).to_have_attribute(
         "data-score", "0"
     )
@@ -77,7 +69,7 @@ def test_a_zero_is_confirmed_on_the_page(screen: Page, live_server_url: str):
 def test_hints_lead_with_a_sentence_and_mark_the_dice(screen: Page, live_server_url: str):
     game_id = start_solo(screen, live_server_url)
     dice = [4, 4, 5, 1, 2]
-    rig(game_id, dice)
+    rig_dice(game_id, dice)
     screen.reload()
     expect(screen.locator("[data-hints-note]")).to_contain_text("will not count for ratings or leaderboards")
     screen.get_by_role("button", name="Show hints").click()
@@ -94,8 +86,8 @@ def test_hints_lead_with_a_sentence_and_mark_the_dice(screen: Page, live_server_
     screen.get_by_text("The exact figures").click()
     expect(table).to_be_visible()
     # The next roll redraws the card (morphed): what the player opened stays open.
-    screen.get_by_role("button", name=re.compile(r"^Roll")).click()
-    expect(screen.locator('input[name="roll"]')).to_have_value("2")
+    roll_button(screen).click()
+    expect(rolls_field(screen)).to_have_value("2")
     expect(table).to_be_visible()
     assert Game.objects.get(pk=game_id).hints_used
 
@@ -103,7 +95,7 @@ def test_hints_lead_with_a_sentence_and_mark_the_dice(screen: Page, live_server_
 def test_a_rolled_penta_shows_a_banner_once(screen: Page, live_server_url: str):
     screen.emulate_media(reduced_motion="reduce")
     game_id = start_solo(screen, live_server_url)
-    rig(game_id, [3] * 5)
+    rig_dice(game_id, [3] * 5)
     screen.reload()
     banner = screen.locator("#moment-toasts [data-moment-toast]")
     expect(banner).to_have_count(1)
@@ -119,7 +111,7 @@ def test_a_rolled_penta_shows_a_banner_once(screen: Page, live_server_url: str):
     # Written in the Penta box: the answer (morphed in by htmx) brings the next moment.
     screen.locator('button[data-box="PENTA"]').click()
     expect(screen.locator('button[data-box="PENTA"]')).to_have_attribute("aria-pressed", "true")
-    screen.get_by_role("button", name="Confirm turn", exact=True).click()
+    confirm_button(screen).click()
     expect(banner).to_have_count(1)
     expect(banner).to_contain_text("Penta! 50 points.")
     expect(banner).to_have_attribute("data-moment-toast", "penta")
@@ -130,8 +122,8 @@ def test_sound_is_off_until_turned_on_and_remembered(screen: Page, live_server_u
     toggle = screen.locator("[data-sound-toggle]")
     expect(toggle).to_have_text("Sound: off")
     expect(toggle).to_have_attribute("aria-pressed", "false")
-    screen.get_by_role("button", name=re.compile(r"^Roll")).click()
-    expect(screen.locator('input[name="roll"]')).to_have_value("1")
+    roll_button(screen).click()
+    expect(rolls_field(screen)).to_have_value("1")
     assert screen.evaluate("document.documentElement.dataset.lastSound") is None  # off: silent
     toggle.click()
     expect(toggle).to_have_text("Sound: on")
@@ -139,8 +131,8 @@ def test_sound_is_off_until_turned_on_and_remembered(screen: Page, live_server_u
     screen.reload()
     expect(screen.locator("[data-sound-toggle]")).to_have_text("Sound: on")
     assert screen.evaluate("localStorage.getItem('penta.sound')") == "on"
-    screen.get_by_role("button", name=re.compile(r"^Roll")).click()
-    expect(screen.locator('input[name="roll"]')).to_have_value("2")
+    roll_button(screen).click()
+    expect(rolls_field(screen)).to_have_value("2")
     # (Not wait_for_function: polling a string in the page is refused by its CSP, no unsafe-eval.)
     expect(screen.locator("html")).to_have_attribute("data-last-sound", "roll")
 
@@ -152,11 +144,7 @@ def test_copy_the_invitation_link(browser: Browser, live_server_url: str):
         context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server_url)
         page = context.new_page()
         page.set_default_timeout(WAIT_MS)
-        page.goto(f"{live_server_url}/accounts/login/")
-        page.get_by_label("Username").fill(user.username)
-        page.get_by_label("Password").fill(PASSWORD)
-        page.get_by_role("button", name="Log in").click()
-        expect(page.get_by_role("link", name=user.username)).to_be_visible()
+        log_in(page, live_server_url, user.username)
         page.goto(f"{live_server_url}/")
         page.locator("form[action='/games/friends/'] button[type=submit]").first.click()
         expect(page).to_have_url(GAME_URL)

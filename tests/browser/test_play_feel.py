@@ -13,85 +13,27 @@ import re
 
 import pytest
 from django.utils import timezone
-from playwright.sync_api import Browser, Page, Route, expect
+from playwright.sync_api import Browser, Route, expect
 from playwright.sync_api import Error as PlaywrightError
 
-from dicegame.actors import Actor
-from dicegame.models import Game, Turn
+from dicegame.models import Game
 from dicegame.play import rooms
-from tests.support.factories import PASSWORD, UserFactory, befriend
-from tests.support.games import make_game
+from tests.browser.pages import (
+    WAIT_MS,
+    act_elsewhere,
+    converged,
+    die,
+    logged_in_page,
+    roll_button,
+    rolls_field,
+    settled,
+    start_against_computers,
+    start_solo,
+)
+from tests.support.factories import UserFactory, actor, befriend
+from tests.support.games import current, make_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
-WAIT_MS = 20_000
-VIEWPORTS = {"desktop": {"width": 1100, "height": 900}, "phone": {"width": 360, "height": 740}}
-
-
-@pytest.fixture(params=sorted(VIEWPORTS))
-def viewport(request) -> dict:
-    return VIEWPORTS[request.param]
-
-
-def log_in(browser: Browser, base: str, user, viewport: dict) -> Page:
-    context = browser.new_context(locale="en-GB", viewport=viewport)
-    page = context.new_page()
-    page.goto(f"{base}/accounts/login/")
-    page.get_by_label("Username").fill(user.username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.locator("nav").get_by_role("link", name=user.username)).to_be_attached()
-    return page
-
-
-def actor(user) -> Actor:
-    return Actor(user_id=user.pk, name=user.username)
-
-
-def roll_button(page: Page):
-    return page.locator('#game [data-action="roll"]')
-
-
-def rolls_field(page: Page):
-    return page.locator('#game-form input[name="roll"]')
-
-
-def die(page: Page, n: int):
-    return page.locator(f'#dice-tray [data-die="{n}"]')
-
-
-def act_elsewhere(page: Page, base: str, game_id: int, action: str) -> int:
-    """The same player acts from elsewhere (another device, as the server sees it): a plain POST with
-    the player's session, through the live server, so that the page gets the change as a push."""
-    token = page.evaluate("JSON.parse(document.body.getAttribute('hx-headers'))['X-CSRFToken']")
-    turn = current(game_id)
-    response = page.request.post(
-        f"{base}/games/{game_id}/{action}/",
-        form={"turn": str(turn.number), "roll": str(turn.rolls_used)},
-        headers={"X-CSRFToken": token, "HX-Request": "true"},
-    )
-    return response.status
-
-
-def current(game_id: int) -> Turn:
-    return Turn.objects.filter(game_id=game_id, completed_at__isnull=True).order_by("number").first()
-
-
-def settled(page: Page) -> None:
-    """No action on its way and no roll cooling down."""
-    expect(page.locator("#game[data-busy], #game[data-roll-cooling]")).to_have_count(0)
-
-
-def start_game(page: Page, base: str, kind: str) -> int:
-    page.goto(f"{base}/")
-    if kind == "solo":
-        page.get_by_role("button", name="Play solo", exact=True).click()
-    else:
-        page.locator("form.computer-form").first.get_by_role(
-            "button", name="Play against the computer"
-        ).click()
-    expect(page).to_have_url(re.compile(r"/games/\d+/$"))
-    expect(roll_button(page)).to_be_enabled()
-    return int(re.search(r"/games/(\d+)/$", page.url).group(1))
 
 
 # -- defect 1: one press is one roll -----------------------------------------------------------------
@@ -99,8 +41,8 @@ def start_game(page: Page, base: str, kind: str) -> int:
 
 def test_a_double_click_on_roll_is_one_roll(browser: Browser, live_server_url: str, viewport: dict):
     user = UserFactory(username="dora")
-    page = log_in(browser, live_server_url, user, viewport)
-    game_id = start_game(page, live_server_url, "solo")
+    page = logged_in_page(browser, live_server_url, user.username, viewport=viewport)
+    game_id = start_solo(page, live_server_url)
     roll_button(page).dblclick()
     expect(rolls_field(page)).to_have_value("1")
     settled(page)
@@ -126,8 +68,8 @@ def test_a_double_click_on_roll_is_one_roll(browser: Browser, live_server_url: s
 
 def test_the_keyboard_focus_stays_where_the_player_is(browser: Browser, live_server_url: str, viewport: dict):
     user = UserFactory(username="kees")
-    page = log_in(browser, live_server_url, user, viewport)
-    start_game(page, live_server_url, "solo")
+    page = logged_in_page(browser, live_server_url, user.username, viewport=viewport)
+    start_solo(page, live_server_url)
     roll_button(page).focus()
     page.keyboard.press("Enter")
     expect(rolls_field(page)).to_have_value("1")
@@ -164,8 +106,8 @@ def test_a_tap_begun_before_a_push_still_lands(browser: Browser, live_server_url
     """Press on a die, let a push redraw the dice tray (another tab of the same player holds die 5),
     release: the tap holds the die. A region replaced under the pointer would have lost the click."""
     user = UserFactory(username="tess")
-    page = log_in(browser, live_server_url, user, viewport)
-    game_id = start_game(page, live_server_url, "computer")
+    page = logged_in_page(browser, live_server_url, user.username, viewport=viewport)
+    game_id = start_against_computers(page, live_server_url)
     roll_button(page).click()
     expect(rolls_field(page)).to_have_value("1")
     settled(page)
@@ -191,8 +133,8 @@ def test_hundreds_of_fast_taps_with_lost_and_late_answers_never_wedge_the_page(
     browser: Browser, live_server_url: str, viewport: dict
 ):
     user = UserFactory(username="stef")
-    page = log_in(browser, live_server_url, user, viewport)
-    game_id = start_game(page, live_server_url, "computer")
+    page = logged_in_page(browser, live_server_url, user.username, viewport=viewport)
+    game_id = start_against_computers(page, live_server_url)
     # Answers that never come back, and answers later than the page waits for, now and then.
     page.evaluate("htmx.config.timeout = 1500")
     count = {"n": 0}
@@ -258,17 +200,6 @@ def test_hundreds_of_fast_taps_with_lost_and_late_answers_never_wedge_the_page(
     expect(rolls_field(page)).to_have_value("1")
 
 
-def converged(page: Page, game_id: int) -> None:
-    """Wait until the page is idle and shows the server's version of the game (polling both sides)."""
-    for _ in range(100):
-        settled(page)
-        version = Game.objects.get(pk=game_id).version
-        if page.locator("#game-status").get_attribute("data-version") == str(version):
-            return
-        page.wait_for_timeout(200)
-    raise AssertionError(f"the page never caught up with version {version}")
-
-
 # -- defect 2: rematch -------------------------------------------------------------------------------
 
 
@@ -283,12 +214,12 @@ def test_every_player_who_said_yes_lands_in_the_rematch(
     rooms.room_start(game_id=game.pk, actor=actor(host))
     Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED, finished_at=timezone.now())
 
-    first = log_in(browser, live_server_url, host, viewport)
+    first = logged_in_page(browser, live_server_url, host.username, viewport=viewport)
     first.goto(f"{live_server_url}/games/{game.pk}/")
     first.get_by_role("button", name="Rematch", exact=True).click()
     expect(first.locator("[data-rematch]")).to_contain_text("waiting for femke")
 
-    second = log_in(browser, live_server_url, friend, viewport)
+    second = logged_in_page(browser, live_server_url, friend.username, viewport=viewport)
     second.goto(f"{live_server_url}/games/{game.pk}/")
     expect(second.locator("[data-rematch]")).to_contain_text("Ready for a rematch: hana")
     second.get_by_role("button", name="Rematch", exact=True).click()
@@ -315,13 +246,15 @@ def test_spectators_see_the_game_without_controls(browser: Browser, live_server_
     rooms.room_invite(game_id=game.pk, actor=actor(host), username=friend.username)
     rooms.room_accept_invitation(game_id=game.pk, actor=actor(friend))
     rooms.room_start(game_id=game.pk, actor=actor(host))
-    page = log_in(browser, live_server_url, watcher, viewport)
+    page = logged_in_page(browser, live_server_url, watcher.username, viewport=viewport)
     page.goto(f"{live_server_url}/games/{game.pk}/")
     expect(page.locator("[data-spectator]")).to_be_visible()
     expect(page.locator('#game [data-action="roll"], #game [data-action="confirm"]')).to_have_count(0)
     expect(page.locator("#hints")).to_be_hidden()
     # The game goes on live in front of them.
-    player = log_in(browser, live_server_url, current(game.pk).player.user, viewport)
+    player = logged_in_page(
+        browser, live_server_url, current(game.pk).player.user.username, viewport=viewport
+    )
     assert act_elsewhere(player, live_server_url, game.pk, "roll") == 200
     expect(die(page, 1)).to_have_attribute("data-value", re.compile(r"^[1-6]$"))
 
@@ -332,8 +265,8 @@ def test_a_lost_or_late_answer_in_a_solo_game_is_made_good(
     """No socket here: the page alone must notice that an answer is missing, fetch the board afresh, and
     take the next tap."""
     user = UserFactory(username="lotte")
-    page = log_in(browser, live_server_url, user, viewport)
-    game_id = start_game(page, live_server_url, "solo")
+    page = logged_in_page(browser, live_server_url, user.username, viewport=viewport)
+    game_id = start_solo(page, live_server_url)
     page.evaluate("htmx.config.timeout = 1500")
     roll_button(page).click()
     expect(rolls_field(page)).to_have_value("1")
@@ -381,7 +314,7 @@ def test_a_full_rooms_link_offers_only_watching(browser: Browser, live_server_ur
     room = rooms.room_create(actor=actor(host), seats=2, turn_seconds=0)
     rooms.room_invite(game_id=room.pk, actor=actor(host), username=friend.username)
     rooms.room_accept_invitation(game_id=room.pk, actor=actor(friend))
-    page = log_in(browser, live_server_url, stranger, viewport)
+    page = logged_in_page(browser, live_server_url, stranger.username, viewport=viewport)
     page.goto(f"{live_server_url}/games/join/{room.invite_token}/")
     expect(page.locator("[data-room-full]")).to_contain_text("This room is full")
     expect(page.get_by_role("button", name="Take a seat")).to_have_count(0)
@@ -394,11 +327,11 @@ def test_a_removed_player_is_told_on_their_screen(browser: Browser, live_server_
     host, joiner = UserFactory(username="hana"), UserFactory(username="sam")
     room = rooms.room_create(actor=actor(host), seats=3, turn_seconds=0)
     rooms.room_join_by_link(token=room.invite_token, actor=actor(joiner))
-    page = log_in(browser, live_server_url, joiner, viewport)
+    page = logged_in_page(browser, live_server_url, joiner.username, viewport=viewport)
     page.goto(f"{live_server_url}/games/{room.pk}/")
     expect(page.locator("#lobby")).to_contain_text("sam")
     # The host frees the seat from their own screen (through the live server, so the push is real).
-    host_page = log_in(browser, live_server_url, host, viewport)
+    host_page = logged_in_page(browser, live_server_url, host.username, viewport=viewport)
     host_page.goto(f"{live_server_url}/games/{room.pk}/")
     host_page.get_by_role("button", name="Free the seat of sam").click()
     expect(host_page.locator("#lobby")).not_to_contain_text("sam")
@@ -412,7 +345,7 @@ def test_stepping_through_a_review_adds_no_history_entries(
     the step in place)."""
     user = UserFactory(username="rita")
     game = make_game([user, "hard"])
-    page = log_in(browser, live_server_url, user, viewport)
+    page = logged_in_page(browser, live_server_url, user.username, viewport=viewport)
     page.goto(f"{live_server_url}/games/")
     page.goto(f"{live_server_url}/games/{game.pk}/review/")
     for step in (1, 2, 3):

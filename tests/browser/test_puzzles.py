@@ -10,9 +10,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from dicegame.rules.scoring import Box
 from puzzles.models import PuzzleRating
-from tests.browser.test_accessibility import BLOCKING, scan
-from tests.browser.test_layout import DESKTOP, PHONE, new_page
-from tests.browser.test_review import log_in
+from tests.browser.pages import BLOCKING, DESKTOP, PHONE, log_in, new_page, scan
 from tests.support.factories import UserFactory
 from tests.support.puzzles import ALL_BUT, make_puzzle
 

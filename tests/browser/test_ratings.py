@@ -7,11 +7,10 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, expect
 
-from accounts.models import Friendship
 from dicegame.models import Game
 from ratings.models import PlayerRating
-from tests.browser.test_friends_game import log_in
-from tests.support.factories import UserFactory
+from tests.browser.pages import logged_in_page
+from tests.support.factories import UserFactory, befriend
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -19,10 +18,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("viewport", [{"width": 1100, "height": 900}, {"width": 360, "height": 740}])
 def test_a_rated_room_from_the_form_to_the_seats(browser: Browser, live_server_url: str, viewport: dict):
     hana, femke = UserFactory(username="hana"), UserFactory(username="femke")
-    low, high = sorted((hana, femke), key=lambda u: u.pk)
-    Friendship.objects.create(user_low=low, user_high=high)
+    befriend(hana, femke)
     PlayerRating.objects.create(user=femke, rating=1612.4, rd=80.0, games=30)
-    host = log_in(browser, live_server_url, "hana")
+    host = logged_in_page(browser, live_server_url, "hana")
     host.set_viewport_size(viewport)
     host.goto(f"{live_server_url}/")
     form = host.locator("form.friends-form")
@@ -38,7 +36,7 @@ def test_a_rated_room_from_the_form_to_the_seats(browser: Browser, live_server_u
 
     # Femke opens the link: the join page says rated; she sits down and the host's room shows her
     # settled rating (no "?") at once.
-    friend = log_in(browser, live_server_url, "femke")
+    friend = logged_in_page(browser, live_server_url, "femke")
     friend.goto(f"{live_server_url}/games/join/{game.invite_token}/")
     expect(friend.locator('[data-room-rated="1"]')).to_be_visible()
     friend.get_by_role("button", name="Take a seat").click()

@@ -8,21 +8,17 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from feedback.models import Report
+from tests.browser.pages import WAIT_MS, roll_button, rolls_field, start_solo
 from tests.support.factories import PASSWORD, UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
-WAIT_MS = 20_000
-GAME_URL = re.compile(r"/games/(\d+)/$")
 
 
 def test_a_report_from_a_game_page_reaches_the_admin_with_the_game_linked(page: Page, live_server_url: str):
     expect.set_options(timeout=WAIT_MS)
-    page.goto(f"{live_server_url}/")
-    page.get_by_role("button", name="Play solo", exact=True).click()
-    expect(page).to_have_url(GAME_URL)
-    game_id = int(GAME_URL.search(page.url).group(1))
-    page.get_by_role("button", name=re.compile(r"^Roll")).click()
-    expect(page.locator('#game-form input[name="roll"]')).to_have_value("1")
+    game_id = start_solo(page, live_server_url)
+    roll_button(page).click()
+    expect(rolls_field(page)).to_have_value("1")
 
     page.locator(".game-header [data-report-problem]").click()
     expect(page.get_by_role("heading", name="Report a problem")).to_be_visible()

@@ -7,18 +7,11 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.support.factories import PASSWORD, UserFactory
+from tests.browser.pages import log_in
+from tests.support.factories import UserFactory
 from tests.support.games import make_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def log_in(page: Page, base: str, username: str) -> None:
-    page.goto(f"{base}/accounts/login/")
-    page.get_by_label(re.compile("Username", re.I)).fill(username)
-    page.get_by_label(re.compile("Password", re.I)).fill(PASSWORD)
-    page.get_by_role("button", name=re.compile("Log in", re.I)).click()
-    page.wait_for_load_state()
 
 
 def test_step_through_a_review_with_the_keyboard(page: Page, live_server_url):

@@ -8,16 +8,12 @@ import re
 import pytest
 from playwright.sync_api import Browser, expect
 
-from dicegame.actors import Actor
 from dicegame.models import Player
 from dicegame.play import rooms
-from tests.support.factories import UserFactory
+from tests.browser.pages import VIEWPORTS
+from tests.support.factories import UserFactory, actor
 
 pytestmark = pytest.mark.django_db(transaction=True)
-WAIT_MS = 15_000
-
-
-VIEWPORTS = {"desktop": {"width": 1100, "height": 900}, "phone": {"width": 360, "height": 740}}
 
 
 @pytest.mark.parametrize("screen", list(VIEWPORTS))
@@ -28,7 +24,7 @@ def test_invitation_link_then_login_then_sign_up_comes_back_to_the_room(
     viewport = VIEWPORTS[screen]
     username = f"{link}_{screen}"
     host = UserFactory(username=f"host_of_{username}")
-    room = rooms.room_create(actor=Actor(user_id=host.pk, name=host.username), seats=2, turn_seconds=60)
+    room = rooms.room_create(actor=actor(host), seats=2, turn_seconds=60)
     join = f"/games/join/{room.invite_token}/"
     context = browser.new_context(locale="en-GB", viewport=viewport)
     page = context.new_page()

@@ -6,22 +6,13 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, expect
 
 from dicegame.play import rooms
-from tests.support.factories import PASSWORD, UserFactory, actor, befriend
+from tests.browser.pages import logged_in_page, roll_button
+from tests.support.factories import UserFactory, actor, befriend
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def log_in(browser: Browser, base: str, username: str) -> Page:
-    page = browser.new_context(locale="en-GB", viewport={"width": 1100, "height": 900}).new_page()
-    page.goto(f"{base}/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("link", name=username)).to_be_visible()
-    return page
 
 
 def test_a_spectators_bar_updates_after_a_move(browser: Browser, live_server_url: str):
@@ -31,7 +22,7 @@ def test_a_spectators_bar_updates_after_a_move(browser: Browser, live_server_url
     rooms.room_join_by_link(token=game.invite_token, actor=actor(femke))
     rooms.room_start(game_id=game.pk, actor=actor(hana))
 
-    player = log_in(browser, live_server_url, "hana")
+    player = logged_in_page(browser, live_server_url, "hana")
     player.goto(f"{live_server_url}/games/{game.pk}/")
     watcher = browser.new_context(locale="en-GB").new_page()
     watcher.goto(f"{live_server_url}/games/{game.pk}/?t={game.invite_token}")
@@ -50,7 +41,7 @@ def test_a_spectators_bar_updates_after_a_move(browser: Browser, live_server_url
     expect(player.get_by_role("button", name="Show the winning chances")).to_be_visible()
 
     # Hana rolls and writes a box: the spectator's bar is pushed afresh, without a reload.
-    player.get_by_role("button", name=re.compile(r"^Roll")).click()
+    roll_button(player).click()
     expect(player.locator('[data-die="1"]')).to_have_attribute("data-value", re.compile(r"^[1-6]$"))
     expect(bar).not_to_have_attribute("data-win-version", str(before))
     rolled = int(bar.get_attribute("data-win-version"))

@@ -9,8 +9,10 @@ import json
 import threading
 
 import pytest
+from channels.db import database_sync_to_async
 from django.core.management import CommandError, call_command
-from django.db import close_old_connections, connection
+from django.db import IntegrityError, close_old_connections, connection, transaction
+from django.test import Client
 from django.utils import timezone
 
 from accounts.models import Profile
@@ -20,11 +22,21 @@ from dicegame import play
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError
 from dicegame.models import Game, Player, Turn
+from dicegame.play import sweeper as game_clock
 from dicegame.rules import dice
 from dicegame.strategy import Strategy, computer
 from dicegame.strategy.analysis import optimal_line
-from tests.support.factories import GameFactory, PlayerFactory, UserFactory, actor, befriend, client_for
+from tests.support.factories import (
+    PASSWORD,
+    GameFactory,
+    PlayerFactory,
+    UserFactory,
+    actor,
+    befriend,
+    client_for,
+)
 from tests.support.games import current
+from tests.support.sockets import open_game_socket
 
 pytestmark = pytest.mark.django_db
 
@@ -136,7 +148,6 @@ def test_the_page_plays_and_resumes(clock, client):
 
 
 def test_play_needs_a_post_with_csrf(clock):
-    from django.test import Client
 
     strict = Client(enforce_csrf_checks=True)
     assert strict.post("/daily/play/").status_code == 403
@@ -174,7 +185,6 @@ def test_two_concurrent_starts_make_one_ranked_attempt():
 def test_the_database_refuses_a_second_ranked_attempt(clock):
     anna = UserFactory()
     attempt, _ = services.attempt_start(actor=actor(anna))
-    from django.db import IntegrityError, transaction
 
     with pytest.raises(IntegrityError), transaction.atomic():
         DailyAttempt.objects.create(date=DAY, game=GameFactory(daily_date=DAY), user=anna, ranked=True)
@@ -204,7 +214,6 @@ def test_a_guests_attempt_stays_unranked_if_the_account_has_played_that_day(cloc
     ranked, _ = services.attempt_start(actor=actor(anna))
     client.post("/daily/play/")
     guest = DailyAttempt.objects.get(user__isnull=True)
-    from tests.support.factories import PASSWORD
 
     client.post("/accounts/login/", {"username": anna.username, "password": PASSWORD})
     guest.refresh_from_db()
@@ -246,7 +255,6 @@ def test_an_unfinished_game_is_closed_by_the_clock_when_the_day_ends(clock):
     clock.set(DAY_END - dt.timedelta(seconds=1))
     assert services.close_ended() == 0
     clock.set(DAY_END)
-    from dicegame.play import sweeper as game_clock
 
     game_clock.sweep(force=True)  # the sweep's daily close runs with the minute's sweeps
     game.refresh_from_db()
@@ -487,9 +495,6 @@ def test_the_pages_speak_dutch(clock):
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
 async def test_the_game_socket_never_carries_the_seed_and_nothing_is_pushed():
-    from channels.db import database_sync_to_async
-
-    from tests.support.sockets import open_game_socket
 
     @database_sync_to_async
     def setup():

@@ -7,6 +7,7 @@ import datetime as dt
 import hashlib
 
 import pytest
+from django.core.management import call_command
 
 from daily import selectors, services
 from daily.models import DailySeed
@@ -87,7 +88,6 @@ def test_the_page_speaks_dutch(client):
 
 
 def test_the_command_publishes(capsys):
-    from django.core.management import call_command
 
     call_command("publish_daily")
     assert DailySeed.objects.count() == services.DAYS_AHEAD + 1

@@ -10,7 +10,7 @@ from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from accounts import services
 from accounts.models import Profile
@@ -136,7 +136,6 @@ async def test_a_friend_request_notifies_the_other_player_live(flush_layer):
 @pytest.mark.asyncio
 async def test_a_notice_is_in_each_page_s_language_not_the_sender_s(flush_layer):
     """Ann sends from an English page; Bob has a Dutch page and an English one open."""
-    from django.utils import translation
 
     ann, bob = await database_sync_to_async(lambda: (UserFactory(), UserFactory()))()
     dutch, connected, _ = await open_notice_socket(bob, extra=[(b"accept-language", b"nl")])

@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 import pytest
+import redis
 from django.utils import timezone
 
 from accounts.services import friend_request_send
@@ -550,7 +551,6 @@ class PrivateRedis:
         wait_until(self.answers, timeout=10, what=f"redis-server on port {self.port}")
 
     def answers(self) -> bool:
-        import redis
 
         try:
             return bool(redis.Redis(port=self.port, socket_timeout=1).ping())
@@ -559,7 +559,6 @@ class PrivateRedis:
 
     def subscriptions(self) -> int:
         """How many channels somebody is subscribed to."""
-        import redis
 
         try:
             return len(redis.Redis(port=self.port, socket_timeout=1).pubsub_channels())

@@ -15,6 +15,7 @@ import time
 from datetime import timedelta
 
 import pytest
+import websockets
 from django.db import connection
 from django.utils import timezone
 
@@ -82,7 +83,6 @@ def two_servers():
 
 
 def test_players_on_two_processes_see_each_other_and_timers_fire_once(two_servers):
-    import websockets
 
     host, friend = UserFactory(username="hana"), UserFactory(username="femke")
     Friendship.objects.create(user_low=host, user_high=friend)

@@ -16,10 +16,12 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+import websockets
 from autobahn.websocket.compress import PerMessageDeflateOffer
 from django.conf import settings
 from django.db import connection
 from django.test import override_settings
+from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory, PerMessageDeflate
 
 from dicegame import play
 from dicegame.actors import Actor
@@ -178,7 +180,6 @@ def echo_server(tmp_path_factory):
 
 async def counting_client(port: int, path: str, **kwargs):
     """A `websockets` client that counts the bytes it receives (frames as they came over the wire)."""
-    import websockets
 
     ws = await websockets.connect(
         f"ws://127.0.0.1:{port}{path}", origin=f"http://127.0.0.1:{port}", open_timeout=10, **kwargs
@@ -204,7 +205,6 @@ async def echo_round_trips(ws, messages: list[str]) -> int:
 
 
 def test_a_client_offering_deflate_gets_it_and_messages_round_trip(echo_server):
-    from websockets.extensions.permessage_deflate import PerMessageDeflate
 
     async def run():
         ws = await counting_client(
@@ -243,7 +243,6 @@ def test_a_client_not_offering_deflate_gets_plain_frames(echo_server):
 
 
 def test_the_server_window_never_exceeds_what_the_client_asks(echo_server):
-    from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory
 
     async def run():
         offer = ClientPerMessageDeflateFactory(server_max_window_bits=10, server_no_context_takeover=True)

@@ -10,10 +10,13 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from daily import services as daily_services
 from dicegame import analysis_store, play
 from dicegame.models import Game, Turn
+from dicegame.rules import days
 from dicegame.rules.scoring import Box
 from dicegame.strategy import Bot
+from dicegame.strategy import analysis as A
 from puzzles import positions as P
 from puzzles import selectors
 from puzzles import services as S
@@ -79,7 +82,6 @@ def test_several_themes_at_once():
 
 
 def test_the_options_of_a_position_merge_keeps_and_boxes_as_the_analysis_values_them(strategy):
-    from dicegame.strategy import analysis as A
 
     s = sheet({Box.CHANCE: 20})
     dice = (2, 3, 4, 5, 5)
@@ -197,14 +199,13 @@ def test_unfinished_or_unanalysed_games_add_nothing(person):
 
 @pytest.mark.django_db
 def test_a_daily_challenge_joins_the_pool_only_when_its_day_is_over(person):
-    from dicegame.rules.days import today
 
     game = make_game([person, "easy"], strengths=["easy", "easy"])
-    Game.objects.filter(pk=game.pk).update(daily_date=today())
+    Game.objects.filter(pk=game.pk).update(daily_date=days.today())
     game.refresh_from_db()
     analysed(game)
     assert S.add_game_puzzles(game.pk) == 0  # today's dice stay unseen until the day ends
-    Game.objects.filter(pk=game.pk).update(daily_date=today() - dt.timedelta(days=1))
+    Game.objects.filter(pk=game.pk).update(daily_date=days.today() - dt.timedelta(days=1))
     assert S.build_pool()[1] > 0
 
 
@@ -471,9 +472,8 @@ def test_the_daily_puzzle_is_the_same_for_everyone_on_a_date(strategy):
 
 
 def _today():
-    from daily.services import today
 
-    return today(timezone.now())
+    return daily_services.today(timezone.now())
 
 
 @pytest.mark.django_db

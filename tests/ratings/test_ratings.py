@@ -17,7 +17,8 @@ from dicegame.models import Game, Turn
 from dicegame.play import rooms
 from dicegame.records import STAND_IN_TURN_LIMIT
 from dicegame.rules import glicko2
-from ratings.models import PlayerRating, RatingChange
+from ratings.models import PROVISIONAL_RD, PlayerRating, RatingChange
+from ratings.selectors import rating_of_user
 from ratings.services import game_rate
 from tests.support.factories import UserFactory, actor
 from tests.support.ratings import play_out, play_rated_turn, rated_room
@@ -229,12 +230,6 @@ def test_hints_are_refused_in_a_rated_game(strategy):
 
 
 def test_weeks_without_a_rated_game_widen_the_deviation_shown_and_used(strategy):
-    from datetime import timedelta
-
-    from django.utils import timezone
-
-    from ratings.models import PROVISIONAL_RD
-    from ratings.selectors import rating_of_user
 
     a, b = people(2)
     play_out(rated_room(a, [b]), [a, b], worst=[b])

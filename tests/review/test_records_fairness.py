@@ -11,7 +11,7 @@ import io
 from datetime import timedelta
 
 import pytest
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from dicegame import play, records
 from dicegame.models import Game, Player, Turn
@@ -20,8 +20,9 @@ from dicegame.rules.scoring import Box
 from review import head_to_head
 from review import leaderboards as boards_module
 from review import stats as statistics
-from tests.review.test_stats import sheet_with, stats_game
 from tests.support.factories import UserFactory, actor, befriend, client_for
+from tests.support.games import make_game
+from tests.support.history import bulk_history, sheet_with, stats_game
 
 pytestmark = pytest.mark.django_db
 LIMIT = records.STAND_IN_TURN_LIMIT
@@ -176,7 +177,6 @@ def test_the_rule_is_on_every_page_that_shows_records(user, language):
     stats_game(user, Game.Kind.FRIENDS, sheet_with(CHANCE=20), others=[(friend, 10)])
     c = client_for(user)
     c.cookies["django_language"] = language
-    from django.utils import translation
 
     with translation.override(language):
         rule = records.records_rule()
@@ -192,7 +192,6 @@ def test_the_rule_is_on_every_page_that_shows_records(user, language):
 
 def test_stats_pages_stay_bounded_with_stand_in_turns(user, user_client, django_assert_max_num_queries):
     """The rule adds subqueries, not queries: the page costs the same with a turn log."""
-    from tests.review.test_stats import bulk_history
 
     friend = UserFactory()
     befriend(user, friend)
@@ -239,7 +238,6 @@ def test_a_resigned_game_against_the_computer_is_a_loss_and_says_so(user, strate
 
 
 def test_the_review_marks_a_seat_whose_game_does_not_count(user, strategy):
-    from tests.support.games import make_game
 
     # The person sits first: turns 1, 3, 5 are theirs.
     within = make_game([user, "easy"], flags={1: {"stand_in": True}, 3: {"stand_in": True}})

@@ -11,15 +11,18 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from accounts.models import Friendship
 from dicegame import analysis_store, play
 from dicegame.models import Game, GameAnalysis, Player, Turn
+from dicegame.rules.dice import check_turn
 from dicegame.rules.scoring import Box
 from dicegame.strategy import analysis as A
 from dicegame.strategy import computer
 from review import replay
 from tests.support import HX
 from tests.support.factories import UserFactory
-from tests.support.games import make_game
+from tests.support.games import make_game, play_whole_game
+from tests.support.history import bulk_history
 
 pytestmark = pytest.mark.django_db
 
@@ -106,7 +109,6 @@ def test_strangers_and_guests_cannot_review(vs_hard, client, guest_client):
 
 
 def test_a_friend_reviews_a_game_against_people_but_not_a_solo_game(user, client):
-    from accounts.models import Friendship
 
     friend, other = UserFactory(), UserFactory()
     low, high = sorted((user.pk, friend.pk))
@@ -210,7 +212,6 @@ def test_export_json_has_every_roll_hold_box_and_the_seed(user_client, vs_hard):
     assert all(set(r) == {"dice", "held"} for t in data["turns"] for r in t["rolls"])
     assert data["analysis"]["seats"]["2"]["summary"]["loss"] == 0  # seat 2: the hard computer player
     # The dice follow from the seed.
-    from dicegame.rules.dice import check_turn
 
     for t in data["turns"]:
         assert check_turn(data["seed"], data["game"], t["number"], t["rolls"]) == []
@@ -247,7 +248,6 @@ def test_links_to_the_review(user, user_client, vs_hard):
 
 
 def test_review_page_queries_are_bounded(user, user_client, django_assert_max_num_queries):
-    from tests.review.test_stats import bulk_history
 
     bulk_history(user, 1000)
     game = make_game([user, "hard", "medium", "easy"])
@@ -266,7 +266,6 @@ def test_first_review_of_a_game_also_uses_few_queries(user, user_client):
 
 
 def test_history_page_queries_are_bounded(user, user_client, django_assert_max_num_queries):
-    from tests.review.test_stats import bulk_history
 
     bulk_history(user, 1000)
     with django_assert_max_num_queries(10):
@@ -278,8 +277,6 @@ def test_history_page_queries_are_bounded(user, user_client, django_assert_max_n
 
 @pytest.mark.django_db(transaction=True)
 def test_the_analysis_is_stored_when_the_game_ends(user_actor):
-    from dicegame.models import GameAnalysis
-    from tests.support.games import play_whole_game
 
     game = play.game_create_solo(actor=user_actor)
     play_whole_game(game, user_actor)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import re
 import signal
@@ -34,6 +35,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import websockets
+from asgiref.sync import sync_to_async
+from django.db import connection
+from websockets.exceptions import ConnectionClosed
 
 from tests.support import ROOT
 from tests.support.environment import require_redis
@@ -217,7 +222,6 @@ ERROR = re.compile(r'class="msg msg-error"[^>]*>([^<]*)<|class="notice error"[^>
 async def connect(server: Server, path: str, cookie: str | None = None, **options):
     """A WebSocket to `path` on the server, from its own origin, with the session `cookie`; no
     keepalive pings of the client's own (a test decides when the socket speaks)."""
-    import websockets
 
     headers = {"Cookie": cookie} if cookie else None
     return await websockets.connect(
@@ -258,7 +262,6 @@ class Screen:
         return cls(await connect(server, path, cookie, **options), name=name or path, **keep)
 
     async def _read(self) -> None:
-        from websockets.exceptions import ConnectionClosed
 
         try:
             async for frame in self.ws:
@@ -323,7 +326,6 @@ class Screen:
         return self.close_code
 
     async def send(self, message: dict) -> None:
-        import json
 
         await self.ws.send(json.dumps(message))
 
@@ -356,8 +358,6 @@ async def in_db(function: Callable, *args, **kwargs):
     connection is closed afterwards (an open one would keep the test database from being dropped).
     Through asgiref, so that a push the code sends after commit comes back to the test's event loop
     and its channel layer, as in a server."""
-    from asgiref.sync import sync_to_async
-    from django.db import connection
 
     def run():
         try:

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from tests.support import ROOT
@@ -114,7 +115,6 @@ class PrivatePostgres:
 
     def execute(self, sql: str, params: tuple = (), database: str = "penta") -> list[tuple]:
         """Run one statement on a connection of its own (none is kept across a restart)."""
-        import psycopg
 
         with psycopg.connect(self.url(database), autocommit=True, connect_timeout=5) as conn:
             cursor = conn.execute(sql, params)

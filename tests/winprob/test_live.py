@@ -12,7 +12,9 @@ from django.test import Client
 
 from dicegame import play
 from dicegame.models import Game, Turn
+from dicegame.web.consumers import GameConsumer
 from live import pushes
+from live.presence import Opened
 from tests.support.factories import UserFactory, actor, client_for
 from tests.support.games import two_player_game
 from tests.support.sockets import connect
@@ -227,8 +229,6 @@ async def test_a_roll_pushes_the_bar_in_every_language_in_use_and_a_hold_pushes_
 
 
 def test_the_socket_forwards_the_bar_by_viewer():
-    from dicegame.web.consumers import GameConsumer
-    from live.presence import Opened
 
     event = {"type": "win.bar", "version": 5, "language": "en", "rated": False, "html": "S", "seat_html": "P"}
     for seat_id, wants, rated, expected in [

@@ -6,9 +6,12 @@ import time
 import pytest
 
 from dicegame.models import Game
+from dicegame.rules.scoring import Box, Scoresheet
+from dicegame.strategy import Strategy
+from dicegame.strategy import winprob as W
 from tests.support.factories import UserFactory, client_for
 from tests.support.games import make_game
-from winprob import review
+from winprob import process, review
 from winprob.models import GameWinCourse
 
 pytestmark = pytest.mark.django_db
@@ -65,10 +68,6 @@ def test_a_solo_game_has_no_course():
 
 def test_the_niced_child_process_gives_the_same_figures_as_the_inline_engine():
     """On a server the bar and the course are worked out in a child process (winprob.process)."""
-    from dicegame.rules.scoring import Box, Scoresheet
-    from dicegame.strategy import Strategy
-    from dicegame.strategy import winprob as W
-    from winprob import process
 
     seats = [
         W.SeatPosition(Scoresheet({Box.CHANCE: 22}), (6, 6, 6, 2, 1), 1),

@@ -1,7 +1,10 @@
 """Management commands: verify_game re-derives a finished game's dice."""
 
+from datetime import timedelta
+
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from dicegame import play
 from dicegame.models import Turn
@@ -39,9 +42,6 @@ def test_verify_game_refuses_a_game_in_play_and_an_unknown_one(user_actor):
 
 
 def test_run_timers_once_settles_overdue_turns_nobody_is_looking_at(user_actor, capsys):
-    from datetime import timedelta
-
-    from django.utils import timezone
 
     game = play.game_create_solo(actor=user_actor)
     for roll in range(3):

@@ -8,6 +8,7 @@ binaries they are skipped (in CI they fail)."""
 from __future__ import annotations
 
 import concurrent.futures
+import pwd
 import shutil
 import time
 import urllib.error
@@ -30,7 +31,6 @@ from tests.support.servers import (
 
 @pytest.fixture(scope="module")
 def pg(strategy):  # the strategy table is built once here, not in every subprocess
-    import pwd
 
     require(
         (PG_BIN / "initdb").exists(), "PostgreSQL 15", f"apt-get install postgresql (binaries in {PG_BIN})"

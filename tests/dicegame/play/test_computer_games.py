@@ -4,6 +4,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.db import IntegrityError
 from django.utils import timezone
 
 from dicegame import play
@@ -246,7 +247,6 @@ def test_hints_before_the_first_roll_show_the_expected_total(user_actor):
 
 
 def test_player_model_has_no_bot_with_a_user():
-    from django.db import IntegrityError
 
     with pytest.raises(IntegrityError):
         Player.objects.create(

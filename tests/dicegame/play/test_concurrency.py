@@ -6,10 +6,12 @@ Runs on whichever database the suite runs on: SQLite (IMMEDIATE transactions) by
 import threading
 
 import pytest
+from django.test import Client
 
 from dicegame import play
 from dicegame.errors import GameActionError
 from dicegame.models import Turn
+from tests.support.factories import PASSWORD
 from tests.support.games import race
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -38,9 +40,6 @@ def test_simultaneous_confirms_score_once(user_actor):
 
 
 def test_simultaneous_http_rolls_apply_once(user, user_actor):
-    from django.test import Client
-
-    from tests.support.factories import PASSWORD
 
     game = play.game_create_solo(actor=user_actor)
     clients = []

@@ -1,7 +1,12 @@
 """Local games (pass and play): creating them, the device's owner acting for each person's seat, the
 "Pass to" screen, hints, history, linking a column to a friend, and local games left out of ratings."""
 
+import csv
+import io
+
 import pytest
+from asgiref.sync import async_to_sync, sync_to_async
+from channels.layers import get_channel_layer
 from django.test import Client
 from django.urls import reverse
 
@@ -9,11 +14,14 @@ from dicegame import play
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
 from dicegame.models import Game, Player, SeatLink
+from dicegame.notices import user_group
 from dicegame.play import local, selectors
 from dicegame.play.games import guest_games_claim
 from dicegame.play.local import SeatSpec
+from dicegame.screen.state import board_state
 from dicegame.screen.view import game_board
 from dicegame.strategy import computer
+from live.pushes import render_board
 from review.leaderboards import leaderboards
 from review.stats import player_stats
 from tests.support import HX
@@ -351,8 +359,6 @@ def test_local_games_never_count_for_leaderboards(finished, user):
 
 
 def test_a_push_to_the_device_gives_the_current_person_the_controls(local_game, user_actor):
-    from dicegame.screen.state import board_state
-    from live.pushes import render_board
 
     play_person_turn(local_game, user_actor)  # Ben's turn now
     game = Game.objects.get(pk=local_game.pk)
@@ -366,8 +372,6 @@ def test_a_push_to_the_device_gives_the_current_person_the_controls(local_game, 
 
 
 def test_the_pass_screen_is_in_dutch(local_game, user_actor):
-    from dicegame.screen.state import board_state
-    from live.pushes import render_board
 
     players = list(local_game.players.order_by("seat"))
     html = render_board(board_state(game=local_game, players=players), players[0], "nl")
@@ -406,10 +410,6 @@ def test_a_linked_local_game_is_in_the_friend_s_games_but_not_their_records(fini
 def test_the_friend_gets_a_live_notice_of_the_offered_column(
     finished, user, django_capture_on_commit_callbacks
 ):
-    from asgiref.sync import async_to_sync, sync_to_async
-    from channels.layers import get_channel_layer
-
-    from dicegame.notices import user_group
 
     friend = UserFactory(username="bennie")
     befriend(user, friend)
@@ -441,8 +441,6 @@ def test_typed_names_are_shown_as_text_never_markup(user_client):
 
 
 def test_the_creator_s_csv_has_a_row_per_person_s_column_that_never_counts(finished, user_client):
-    import csv
-    import io
 
     response = user_client.get("/games/export.csv")
     rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))

@@ -10,7 +10,8 @@ from dicegame import play
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
 from dicegame.models import Game, Player, Turn
-from dicegame.play import rooms
+from dicegame.play import local, rooms
+from dicegame.play.local import SeatSpec
 from dicegame.rules.scoring import Box
 from tests.dicegame.play.test_rooms import actor, client_for
 from tests.support import HX
@@ -200,8 +201,6 @@ def test_a_resigned_game_can_be_reviewed_and_exported(user, user_client, user_ac
 
 
 def test_a_local_game_is_not_resigned_by_one_of_its_people(guest_actor):
-    from dicegame.play import local
-    from dicegame.play.local import SeatSpec
 
     game = local.local_game_create(actor=guest_actor, seats=[SeatSpec(name="Anna"), SeatSpec(name="Ben")])
     before = snapshot(game.pk)

@@ -5,6 +5,7 @@ import pytest
 from dicegame import play
 from dicegame.errors import GameActionError, GameNotFound
 from dicegame.models import Game, Invitation
+from dicegame.notices import _event
 from dicegame.play import rooms, selectors
 from dicegame.play.lobby import game_invitations_pending
 from tests.support import HX
@@ -27,7 +28,6 @@ def room_snapshot(game_id: int) -> tuple:
 @pytest.fixture
 def notices(monkeypatch):
     """The live notices sent (user id, html in the default language), instead of sending them."""
-    from dicegame.notices import _event
 
     sent = []
     monkeypatch.setattr(

@@ -13,6 +13,7 @@ from datetime import timedelta
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
+from channels.layers import channel_layers
 from django.db import InterfaceError, OperationalError, connection
 from django.utils import timezone
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -169,7 +170,6 @@ async def test_a_sweeps_pushes_use_the_clocks_one_event_loop(monkeypatch):
 def test_a_push_that_cannot_reach_redis_never_fails_a_sweep(settings, caplog):
     """The real sweep settles an overdue auto-commit in a watched game against the computer; every push
     of it fails (Redis unreachable) and is logged, and the sweep still counts the game as changed."""
-    from channels.layers import channel_layers
 
     actor = Actor(guest_key="clock-push-test", name="Guest")
     game = play.game_create_vs_computer(actor=actor, strengths=["easy"])

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dicegame.rules.glicko2 import SCALE, Rating, rate
+from dicegame.rules.glicko2 import SCALE, Rating, idle, rate
 
 PAPER_PLAYER = Rating(1500.0, 200.0, 0.06)
 PAPER_RESULTS = [(Rating(1400.0, 30.0), 1.0), (Rating(1550.0, 100.0), 0.0), (Rating(1700.0, 300.0), 0.0)]
@@ -105,7 +105,6 @@ def test_symmetry_between_two_equally_certain_players(a, b, rd, vol):
 
 
 def test_idle_periods_widen_the_deviation_step_6_at_a_time_up_to_a_newcomers():
-    from dicegame.rules.glicko2 import idle
 
     settled = Rating(1700.0, 60.0, 0.06)
     assert idle(settled, 0) == settled

@@ -10,10 +10,11 @@ from django.utils import timezone
 
 from dicegame import play
 from dicegame.models import Game, Player, Turn
+from dicegame.play import rooms
 from dicegame.rules.scoring import Box
 from tests.support import HX
 from tests.support.factories import GameFactory, PlayerFactory, actor, client_for
-from tests.support.games import current, rigged_turn, two_player_game
+from tests.support.games import current, place, rigged_turn, roll, two_player_game
 from tests.support.sockets import connect, frame_with_version
 
 
@@ -225,7 +226,6 @@ async def test_leaving_is_told_to_the_table():
     await to_host.receive_from(timeout=5)
 
     def leave():
-        from dicegame.play import rooms
 
         rooms.seat_leave(game_id=game.pk, actor=b)
         return Game.objects.get(pk=game.pk).version
@@ -240,7 +240,6 @@ async def test_leaving_is_told_to_the_table():
 @pytest.mark.django_db
 @pytest.mark.parametrize("how", ["hurry", "tick"])
 def test_the_computers_penta_is_celebrated_in_the_answer_that_played_it(user, user_actor, how):
-    from tests.support.games import place, roll
 
     game = play.game_create_vs_computer(actor=user_actor, strengths=["hard"])
     roll(game, user_actor)

@@ -8,7 +8,7 @@ import pytest
 
 from dicegame import analysis_store
 from dicegame.models import GameAnalysis
-from dicegame.rules.dice import roll_dice
+from dicegame.rules.dice import check_turn, roll_dice
 from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.strategy import Strategy
 from dicegame.strategy import analysis as A
@@ -56,7 +56,6 @@ def test_the_optimal_line_is_strategy_playing_the_seed_directly(user):
 def test_the_optimal_line_s_rolls_are_the_seed_s_dice_at_those_slots(user):
     game = make_game([user, "easy"])
     line = analysis_store.analysis_for(game).data["seats"]["1"]["optimal"]
-    from dicegame.rules.dice import check_turn
 
     for turn in line["turns"]:
         assert check_turn(game.seed, game.pk, turn["number"], turn["rolls"]) == []

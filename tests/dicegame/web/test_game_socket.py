@@ -5,11 +5,12 @@ import re
 
 import pytest
 from channels.db import database_sync_to_async
+from django.utils import timezone
 
 from accounts.models import Friendship
 from dicegame import play
 from dicegame.actors import Actor
-from dicegame.models import Turn
+from dicegame.models import Game, Turn
 from tests.support.factories import UserFactory
 from tests.support.games import two_player_game
 from tests.support.sockets import closed_with, open_game_socket, receive_until, version_of
@@ -148,9 +149,6 @@ async def test_action_on_a_finished_game_is_refused():
 
     @database_sync_to_async
     def finish():
-        from django.utils import timezone
-
-        from dicegame.models import Game
 
         Game.objects.filter(pk=game.pk).update(status="finished", finished_at=timezone.now())
 

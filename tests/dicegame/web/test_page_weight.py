@@ -18,6 +18,7 @@ from django.test import Client, override_settings
 from dicegame import play
 from dicegame.actors import Actor
 from dicegame.models import Game, Turn
+from dicegame.play import rooms
 
 # The issue's aim is 30 KB. It is missed: htmx alone is 16.5 KB gzipped and the page's scripts come to
 # 27-29 KB, so no cut of our HTML or CSS reaches it (the closing note has the figures). The test holds
@@ -69,7 +70,6 @@ def test_a_guest_s_solo_game_page_fits_the_budget(client):
 @pytest.mark.django_db
 def test_a_live_game_page_with_four_seats_fits_the_budget(host):
     """The heaviest game page: logged in (the notices socket), live (the game socket), four seats."""
-    from dicegame.play import rooms
 
     client = Client()
     client.force_login(host)

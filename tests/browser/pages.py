@@ -1,0 +1,566 @@
+"""The browser tests' page helpers, one copy each: the screens and the patience, logging in and starting
+games, the game page's controls (Roll, the dice, the boxes, Confirm) and the turns played with them,
+what the page looks like (contrast, width, tumbling dice), positions set in the database, and the
+axe-core scan."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+from django.utils import timezone
+from playwright.sync_api import Browser, Locator, Page, expect
+
+from daily.models import DailyAttempt
+from dicegame.models import Game, Turn
+from tests.support.factories import PASSWORD, GameFactory, PlayerFactory
+from tests.support.games import current
+
+# -- screens and patience ------------------------------------------------------------------------------
+
+# Live pages wait on sockets, the clock and the computer's pace, and two cores are shared by a live
+# server, browsers and the test: an expectation may take seconds, not Playwright's default 5.
+WAIT_MS = 20_000
+COUNTDOWN_WAIT_MS = 15_000  # the real 3-second auto-commit countdown, plus the tick's round trip
+
+PHONE = {"width": 360, "height": 740}
+DESKTOP = {"width": 1280, "height": 860}
+LAPTOP = {"width": 1100, "height": 900}
+VIEWPORTS = {"desktop": LAPTOP, "phone": PHONE}
+
+GAME_URL = re.compile(r"/games/(\d+)/$")
+
+
+# -- pages, people and new games -----------------------------------------------------------------------
+
+
+def new_page(browser: Browser, viewport: dict, *, dark: bool = False, bypass_csp: bool = False) -> Page:
+    context = browser.new_context(
+        locale="en-GB", viewport=viewport, color_scheme="dark" if dark else "light", bypass_csp=bypass_csp
+    )
+    return context.new_page()
+
+
+def log_in(page: Page, base: str, username: str) -> None:
+    page.goto(f"{base}/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    # The menu names the user once the login has gone through.
+    expect(page.locator("nav").get_by_role("link", name=username)).to_be_visible()
+
+
+def logged_in_page(
+    browser: Browser, base: str, username: str, *, viewport: dict = LAPTOP, language: str | None = None
+) -> Page:
+    """A page of its own (a browser context: its own cookies) with `username` logged in."""
+    page = new_page(browser, viewport)
+    if language:
+        page.context.add_cookies([{"name": "django_language", "value": language, "url": base}])
+    log_in(page, base, username)
+    return page
+
+
+def game_id_of(page: Page) -> int:
+    match = GAME_URL.search(page.url)
+    assert match is not None, page.url
+    return int(match.group(1))
+
+
+def start_solo(page: Page, base: str) -> int:
+    """A new solo game, its page ready for the first roll; returns the game's id."""
+    page.goto(base + "/")
+    page.get_by_role("button", name="Play solo", exact=True).click()
+    expect(page).to_have_url(GAME_URL)
+    expect(roll_button(page)).to_be_enabled()
+    return game_id_of(page)
+
+
+def start_against_computers(page: Page, base: str, *strengths: str) -> int:
+    """A new game against the computer players of `strengths` (none given: the form's own choice),
+    its page ready for the first roll; returns the game's id."""
+    page.goto(base + "/")
+    form = page.locator("form.computer-form").first
+    selects = form.locator("select[name=strength]")
+    for i, strength in enumerate(strengths):
+        selects.nth(i).select_option(strength)
+    form.get_by_role("button", name="Play against the computer").click()
+    expect(page).to_have_url(GAME_URL)
+    expect(roll_button(page)).to_be_enabled()
+    return game_id_of(page)
+
+
+# -- the game page, by role and contract ---------------------------------------------------------------
+
+BOX_NAMES_EN = {
+    "ONES": "Ones",
+    "TWOS": "Twos",
+    "THREES": "Threes",
+    "FOURS": "Fours",
+    "FIVES": "Fives",
+    "SIXES": "Sixes",
+    "THREE_OF_A_KIND": "Three of a kind",
+    "FOUR_OF_A_KIND": "Four of a kind",
+    "FULL_HOUSE": "Full house",
+    "SMALL_STRAIGHT": "Small straight",
+    "LARGE_STRAIGHT": "Large straight",
+    "CHANCE": "Chance",
+    "PENTA": "Penta",
+}
+
+
+def roll_button(page: Page) -> Locator:
+    return page.get_by_role("button", name=re.compile(r"^Roll"))
+
+
+def confirm_button(page: Page) -> Locator:
+    return page.get_by_role("button", name="Confirm turn", exact=True)
+
+
+def die(page: Page, n: int) -> Locator:
+    return page.locator(f'#dice-tray [data-die="{n}"]')
+
+
+def box_button(page: Page, box: str) -> Locator:
+    return page.get_by_role("button", name=BOX_NAMES_EN[box], exact=True)
+
+
+def box_cell(page: Page, box: str) -> Locator:
+    """The player's cell of the box's row (a solo sheet has one column)."""
+    return page.locator(f'#scoresheet tr.box-row:has(button[data-box="{box}"]) td').first
+
+
+def rolls_field(page: Page) -> Locator:
+    return page.locator('#game-form input[name="roll"]')
+
+
+def turn_field(page: Page) -> Locator:
+    return page.locator('#game-form input[name="turn"]')
+
+
+def dice_values(page: Page) -> list[str]:
+    return [die(page, n).get_attribute("data-value") or "" for n in range(1, 6)]
+
+
+def wait_htmx_idle(page: Page) -> None:
+    """No request of htmx in flight: the page takes one action at a time and drops a click meanwhile.
+    (Not wait_for_function: the page's CSP forbids evaluating strings.)"""
+    expect(page.locator(".htmx-request")).to_have_count(0)
+
+
+def settled(page: Page) -> None:
+    """No action on its way and no roll cooling down."""
+    expect(page.locator("#game[data-busy], #game[data-roll-cooling]")).to_have_count(0)
+
+
+def release_focus(page: Page) -> None:
+    """Like clicking on the page's background: the shortcuts work only when no control has the focus."""
+    page.evaluate("document.activeElement && document.activeElement.blur && document.activeElement.blur()")
+
+
+# -- a person's actions --------------------------------------------------------------------------------
+
+
+def roll(page: Page, *, keyboard: bool = False) -> list[str]:
+    """Roll once (click or Space) and wait for the board that shows it; returns the dice."""
+    before = int(rolls_field(page).input_value())
+    # A second press of Roll within 350 ms of the first is taken for a double click and dropped: a
+    # person looks at the dice first; the test waits as long.
+    expect(page.locator("#game[data-roll-cooling]")).to_have_count(0)
+    if keyboard:
+        release_focus(page)
+        page.keyboard.press("Space")
+    else:
+        roll_button(page).click()
+    expect(rolls_field(page)).to_have_value(str(before + 1))
+    for n in range(1, 6):
+        expect(die(page, n)).to_have_attribute("data-value", re.compile(r"^[1-6]$"))
+    wait_htmx_idle(page)
+    return dice_values(page)
+
+
+def toggle_hold(page: Page, n: int, *, keyboard: bool = False) -> None:
+    pressed = die(page, n).get_attribute("aria-pressed")
+    flipped = "false" if pressed == "true" else "true"
+    if keyboard:
+        release_focus(page)
+        page.keyboard.press(str(n))
+    else:
+        die(page, n).click()
+    expect(die(page, n)).to_have_attribute("aria-pressed", flipped)
+    wait_htmx_idle(page)
+
+
+def best_open_box(page: Page) -> tuple[str, int]:
+    """The enabled box whose option scores most (the first such box on the sheet), with its points."""
+    options = page.evaluate(
+        """() => Array.from(document.querySelectorAll('#scoresheet button[data-box]:not([disabled])'))
+            .map(b => {
+              const cell = b.closest('tr').querySelector('.option-points');
+              return [b.dataset.box, cell ? Number(cell.textContent.trim()) : 0];
+            })"""
+    )
+    assert options, "no enabled box although the dice are rolled"
+    box, points = max(options, key=lambda item: item[1])  # max keeps the first of equal options
+    return box, points
+
+
+def choose_box(page: Page) -> tuple[str, int]:
+    box, points = best_open_box(page)
+    button = box_button(page, box)
+    expect(button).to_be_enabled()
+    button.click()
+    expect(box_button(page, box)).to_have_attribute("aria-pressed", "true")
+    expect(confirm_button(page)).to_be_enabled()
+    wait_htmx_idle(page)
+    return box, points
+
+
+def confirm(page: Page, turn: int, *, keyboard: bool = False) -> None:
+    if keyboard:
+        release_focus(page)
+        page.keyboard.press("Enter")
+    else:
+        confirm_button(page).click()
+    if turn < 13:
+        expect(turn_field(page)).to_have_value(str(turn + 1))
+        expect(rolls_field(page)).to_have_value("0")
+    else:
+        expect(page.get_by_role("heading", name="Game over")).to_be_visible()
+    wait_htmx_idle(page)
+
+
+def filled_scores(page: Page) -> dict[str, int]:
+    scores = page.evaluate(
+        """() => Object.fromEntries(Array.from(document.querySelectorAll('#scoresheet tr.box-row'))
+            .filter(row => row.querySelector('td[data-score]'))
+            .map(row => [row.querySelector('button[data-box]').dataset.box,
+                         Number(row.querySelector('td[data-score]').dataset.score)]))"""
+    )
+    return {box: int(points) for box, points in scores.items()}
+
+
+# -- whole turns ---------------------------------------------------------------------------------------
+
+
+def play_turn_with_holds(page: Page, turn: int, *, keyboard: bool) -> None:
+    """Roll, hold two dice, roll the others again; holds must stick and held faces must not change."""
+    first = roll(page, keyboard=keyboard)
+    held = (1, 3) if turn % 2 else (2, 5)
+    for n in held:
+        toggle_hold(page, n, keyboard=keyboard)
+    # Tapping a die twice releases it again.
+    free = next(n for n in range(1, 6) if n not in held)
+    toggle_hold(page, free, keyboard=keyboard)
+    toggle_hold(page, free, keyboard=keyboard)
+    second = roll(page, keyboard=keyboard)
+    for n in range(1, 6):
+        expected = "true" if n in held else "false"
+        expect(die(page, n)).to_have_attribute("aria-pressed", expected)
+    for n in held:
+        assert second[n - 1] == first[n - 1], f"held die {n} changed on the reroll: {first} -> {second}"
+
+
+def play_auto_committed_turn(page: Page, turn: int) -> None:
+    filled_before = filled_scores(page)
+    for _ in range(3):
+        roll(page)
+    expect(roll_button(page)).to_be_disabled()
+    countdown = page.locator("[data-countdown-ms]")
+    expect(countdown).to_be_visible()
+    expect(countdown).to_contain_text(re.compile(r"\d+\s*s"))
+    # Choose nothing: the server writes the roll when the countdown has run out, and the round advances.
+    expect(page.locator(".turn-line")).to_contain_text(f"Round {turn + 1} of 13", timeout=COUNTDOWN_WAIT_MS)
+    expect(turn_field(page)).to_have_value(str(turn + 1), timeout=COUNTDOWN_WAIT_MS)
+    expect(page.locator("[data-countdown-ms]")).to_have_count(0)
+    wait_htmx_idle(page)
+    filled_after = filled_scores(page)
+    assert set(filled_after) - set(filled_before), "the auto-commit filled no box"
+    assert len(filled_after) == len(filled_before) + 1
+    for box, points in filled_before.items():
+        assert filled_after[box] == points
+
+
+def play_person_turn(page: Page, name: str, round_number: int, *, reload_mid_turn: bool = False) -> None:
+    """One person's turn of a local game: the "Pass to" screen, one roll, the first open box."""
+    # Between turns: whom to pass the device to, with one big target that starts the turn.
+    expect(page.locator(".turn-line")).to_contain_text(f"Round {round_number} of 13")
+    expect(page.locator(f'[data-pass-to="{name}"]')).to_contain_text(f"Pass to {name}")
+    tap = page.get_by_role("button", name=f"{name}, tap to start your turn")
+    box = tap.bounding_box()
+    assert box is not None and box["height"] >= 44 and box["width"] >= 200, box
+    wait_htmx_idle(page)
+    tap.click()
+    expect(rolls_field(page)).to_have_value("1")
+    expect(page.locator("[data-pass-to]")).to_have_count(0)
+    expect(page.locator('#dice-tray [data-die="1"]')).to_have_attribute("data-value", re.compile(r"^[1-6]$"))
+    expect(page.locator("th.current")).to_contain_text(name)
+    if reload_mid_turn:
+        dice = dice_values(page)
+        page.reload()
+        # The same game, the same turn, the same dice: everything lives on the server.
+        expect(rolls_field(page)).to_have_value("1")
+        expect(page.locator("th.current")).to_contain_text(name)
+        assert dice_values(page) == dice
+    wait_htmx_idle(page)
+    box = page.locator("button.box-button:not([disabled]):not([data-asks-zero])").first
+    name_of_box = box.get_attribute("data-box")
+    box.click()
+    expect(page.locator(f'button.box-button[data-box="{name_of_box}"]')).to_have_attribute(
+        "aria-pressed", "true"
+    )
+    expect(confirm_button(page)).to_be_enabled()
+    wait_htmx_idle(page)
+    confirm_button(page).click()
+
+
+def whose_turn(game_id: int) -> str | None:
+    """The username whose turn it is (from the server), or None when the game is over."""
+    turn = Turn.objects.filter(game_id=game_id, completed_at__isnull=True).select_related("player").first()
+    return turn.player.name if turn else None
+
+
+def wait_until_my_turn(page: Page) -> None:
+    ready = page.locator("[data-action=roll]:not([disabled]), button.box-button:not([disabled])")
+    expect(ready.first).to_be_visible(timeout=WAIT_MS * 2)
+
+
+def play_live_turn(page: Page, other: Page | None, *, show_hold: bool = False) -> None:
+    """One turn of a live game between people: a roll, the first open box, Confirm; with `show_hold`,
+    a die held first, and seen held on the `other` player's page."""
+    first_die = page.locator('[data-die="1"]')
+    if roll_button(page).is_enabled():
+        roll_button(page).click()
+        try:
+            expect(first_die).to_have_attribute("data-value", re.compile(r"^[1-6]$"), timeout=5_000)
+        except AssertionError:
+            # As a person would: the board changed under the tap (the other player's screen came
+            # back), so tap Roll again; the server refuses a second roll of the same dice.
+            if roll_button(page).is_enabled():
+                roll_button(page).click()
+            expect(first_die).to_have_attribute("data-value", re.compile(r"^[1-6]$"))
+    if show_hold and other is not None:
+        page.locator('[data-die="1"]').click()
+        expect(page.locator('[data-die="1"]')).to_have_attribute("aria-pressed", "true")
+        # The friend's page shows the hold live, without reloading.
+        expect(other.locator('[data-die="1"]')).to_have_attribute("aria-pressed", "true")
+    box = page.locator("button.box-button:not([disabled]):not([data-asks-zero])").first
+    box.click()
+    expect(page.locator('button.box-button[aria-pressed="true"]')).to_have_count(1)
+    confirm_button(page).click()
+    expect(
+        confirm_button(page).and_(page.locator("[disabled]")).or_(page.locator("#game-result"))
+    ).to_be_visible()
+
+
+# -- the server's side ---------------------------------------------------------------------------------
+
+
+def act_elsewhere(page: Page, base: str, game_id: int, action: str) -> int:
+    """The same player acts from elsewhere (another device, as the server sees it): a plain POST with
+    the player's session, through the live server, so that the page gets the change as a push."""
+    token = page.evaluate("JSON.parse(document.body.getAttribute('hx-headers'))['X-CSRFToken']")
+    turn = current(game_id)
+    response = page.request.post(
+        f"{base}/games/{game_id}/{action}/",
+        form={"turn": str(turn.number), "roll": str(turn.rolls_used)},
+        headers={"X-CSRFToken": token, "HX-Request": "true"},
+    )
+    return response.status
+
+
+def converged(page: Page, game_id: int) -> None:
+    """Wait until the page is idle and shows the server's version of the game (polling both sides)."""
+    for _ in range(100):
+        settled(page)
+        version = Game.objects.get(pk=game_id).version
+        if page.locator("#game-status").get_attribute("data-version") == str(version):
+            return
+        page.wait_for_timeout(200)
+    raise AssertionError(f"the page never caught up with version {version}")
+
+
+def rig_dice(game_id: int, dice: list[int], rolls: int = 1) -> None:
+    """The turn in play has `dice` after `rolls` rolls (as if rolled): the page shows them once reloaded."""
+    Turn.objects.filter(game_id=game_id, completed_at__isnull=True).update(
+        dice=dice, held=[False] * 5, rolls=[{"dice": dice, "held": [False] * 5}] * rolls
+    )
+
+
+def made_up_result(user, date, total: int) -> None:
+    """A ranked daily challenge of `user` on `date`, finished with `total`."""
+    game = GameFactory(daily_date=date, status=Game.Status.FINISHED, finished_at=timezone.now())
+    PlayerFactory(game=game, user=user, total=total)
+    DailyAttempt.objects.create(date=date, game=game, user=user, ranked=True)
+
+
+# -- the look ------------------------------------------------------------------------------------------
+
+# (element, colour to draw or None for its text colour, measure against its parent's background)
+CONTRAST_JS = """
+([el, fgProp, onParent]) => {
+  const parse = (c) => {
+    const m = c.match(/rgba?\\(([^)]+)\\)/);
+    if (!m) return null;
+    const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number);
+    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+  };
+  const over = (top, base) => {
+    const a = top[3];
+    return [0, 1, 2].map((i) => top[i] * a + base[i] * (1 - a)).concat([1]);
+  };
+  const mix = (a, b, o) => [0, 1, 2].map((i) => a[i] * o + b[i] * (1 - o)).concat([1]);
+  const lum = (c) => {
+    const ch = c.slice(0, 3).map((v) => {
+      v /= 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * ch[0] + 0.7152 * ch[1] + 0.0722 * ch[2];
+  };
+  const ratio = (a, b) => {
+    const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+    return (x + 0.05) / (y + 0.05);
+  };
+  const target = onParent ? el.parentElement : el;
+  const chain = [];
+  for (let n = target; n; n = n.parentElement) chain.unshift(n);
+  // Each node: its background choices (a gradient's stops, or its colour) and its opacity.
+  const layers = chain.map((n) => {
+    const s = getComputedStyle(n);
+    let bgs = [parse(s.backgroundColor) || [0, 0, 0, 0]];
+    const stops = (s.backgroundImage.match(/rgba?\\([^)]+\\)/g) || []).map(parse);
+    if (stops.length) bgs = stops;
+    return { bgs, opacity: Number(s.opacity) };
+  });
+  const ownOpacity = onParent ? Number(getComputedStyle(el).opacity) : 1;
+  const fgRaw = parse(fgProp ? getComputedStyle(el)[fgProp] : getComputedStyle(el).color);
+  const canvas = matchMedia("(prefers-color-scheme: dark)").matches ? [0, 0, 0, 1] : [255, 255, 255, 1];
+  let worst = Infinity;
+  const combos = (i, picks) => {
+    if (i === layers.length) {
+      const render = (k, base, withText) => {
+        const own = over(picks[k], base);
+        let inner;
+        if (k === layers.length - 1) inner = withText ? mix(over(fgRaw, own), own, ownOpacity) : own;
+        else inner = render(k + 1, own, withText);
+        return mix(inner, base, layers[k].opacity);
+      };
+      worst = Math.min(worst, ratio(render(0, canvas, true), render(0, canvas, false)));
+      return;
+    }
+    for (const bg of layers[i].bgs) combos(i + 1, picks.concat([bg]));
+  };
+  combos(0, []);
+  return worst;
+}
+"""
+
+
+def contrast(page: Page, selector: str, *, fg: str | None = None, on_parent: bool = False) -> list[float]:
+    """The effective contrast of every element matching `selector` (at least one must)."""
+    handles = page.locator(selector).element_handles()
+    assert handles, f"nothing matches {selector}"
+    return [page.evaluate(CONTRAST_JS, [h, fg, on_parent]) for h in handles]
+
+
+def page_widths(page: Page) -> tuple[int, int]:
+    """The page's scroll width and the window's inner width: the page scrolls sideways when the first is
+    the larger."""
+    return page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+
+
+def assert_fits_the_phone(page: Page) -> None:
+    width, _ = page_widths(page)
+    assert width <= PHONE["width"], f"the page is {width}px wide on a {PHONE['width']}px screen"
+
+
+def on_screen(box: dict, viewport: dict) -> bool:
+    return (
+        box["y"] >= 0
+        and box["y"] + box["height"] <= viewport["height"]
+        and box["x"] >= 0
+        and (box["x"] + box["width"] <= viewport["width"])
+    )
+
+
+TRACK_TUMBLES = """() => {
+  window.tumbles = [];
+  document.addEventListener("animationstart", (e) => {
+    const die = e.target.closest("#dice-tray .die");
+    if (die) window.tumbles.push(die.dataset.die);
+  });
+}"""
+NEXT_FRAMES = (
+    "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0))))"
+)
+
+
+def wait_for_tumbles(page: Page, count: int, timeout_s: float = 10) -> None:
+    """Poll from the test, not with wait_for_function: that evaluates a string in the page, which the
+    page's CSP (no unsafe-eval) refuses."""
+    deadline = time.monotonic() + timeout_s
+    while page.evaluate("window.tumbles.length") < count:
+        assert time.monotonic() < deadline, (
+            f"fewer than {count} dice tumbled: {page.evaluate('window.tumbles')}"
+        )
+        page.wait_for_timeout(50)
+
+
+# -- in Dutch, and over the socket ---------------------------------------------------------------------
+
+DUTCH_BOXES = {
+    "ONES": "Enen",
+    "THREE_OF_A_KIND": "Driekind",
+    "FOUR_OF_A_KIND": "Carré",
+    "SMALL_STRAIGHT": "Kleine straat",
+}
+# Marks the page with data-socket-message-<n> once its live socket has delivered n messages.
+COUNT_SOCKET_MESSAGES = """
+    window.__pentaSocketMessages = 0;
+    document.addEventListener('htmx:wsAfterMessage', () => {
+        window.__pentaSocketMessages += 1;
+        document.documentElement.setAttribute('data-socket-message-' + window.__pentaSocketMessages, '');
+    });
+"""
+
+
+def socket_messages(page: Page) -> int:
+    return page.evaluate("window.__pentaSocketMessages")
+
+
+def wait_for_socket_messages(page: Page, at_least: int) -> None:
+    """If the game page has a live socket, wait until it has delivered `at_least` boards (each one
+    re-renders the board, so the labels must be checked after it, not before)."""
+    if page.locator("#game[ws-connect]").count():
+        expect(page.locator(f"html[data-socket-message-{at_least}]")).to_be_attached()
+    wait_htmx_idle(page)
+
+
+def assert_dutch_boxes(page: Page) -> None:
+    for box, dutch in DUTCH_BOXES.items():
+        button = page.get_by_role("button", name=dutch, exact=True)
+        expect(button).to_have_count(1)
+        expect(button).to_have_attribute("data-box", box)
+    for box in DUTCH_BOXES:
+        expect(page.get_by_role("button", name=BOX_NAMES_EN[box], exact=True)).to_have_count(0)
+
+
+# -- axe-core ------------------------------------------------------------------------------------------
+
+AXE = next((Path(__file__).parent / "vendor").glob("axe-core-*/axe.min.js"))
+BLOCKING = {"serious", "critical"}
+
+
+def scan(page: Page) -> list[dict]:
+    """axe's violations on the page as it stands, each with its impact and the elements it names. axe
+    is injected into the page: its context must bypass the CSP."""
+    page.wait_for_load_state()
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    result = page.evaluate(
+        "async () => (await axe.run(document, {resultTypes: ['violations']})).violations.map((v) => ({"
+        " id: v.id, impact: v.impact, help: v.help,"
+        " nodes: v.nodes.map((n) => n.target.join(' ') + ' :: ' + (n.failureSummary || '')).slice(0, 5)}))"
+    )
+    return result
