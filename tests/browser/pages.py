@@ -9,12 +9,10 @@ import re
 import time
 from pathlib import Path
 
-from django.utils import timezone
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from daily.models import DailyAttempt
 from dicegame.models import Game, Turn
-from tests.support.factories import PASSWORD, GameFactory, PlayerFactory
+from tests.support.factories import PASSWORD
 from tests.support.games import current
 
 # -- screens and patience ------------------------------------------------------------------------------
@@ -386,13 +384,6 @@ def rig_dice(game_id: int, dice: list[int], rolls: int = 1) -> None:
     Turn.objects.filter(game_id=game_id, completed_at__isnull=True).update(
         dice=dice, held=[False] * 5, rolls=[{"dice": dice, "held": [False] * 5}] * rolls
     )
-
-
-def made_up_result(user, date, total: int) -> None:
-    """A ranked daily challenge of `user` on `date`, finished with `total`."""
-    game = GameFactory(daily_date=date, status=Game.Status.FINISHED, finished_at=timezone.now())
-    PlayerFactory(game=game, user=user, total=total)
-    DailyAttempt.objects.create(date=date, game=game, user=user, ranked=True)
 
 
 # -- the look ------------------------------------------------------------------------------------------

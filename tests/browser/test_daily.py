@@ -18,12 +18,12 @@ from tests.browser.pages import (
     choose_box,
     confirm,
     log_in,
-    made_up_result,
     roll,
     roll_button,
     turn_field,
 )
 from tests.support.factories import UserFactory, befriend
+from tests.support.history import made_up_result
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

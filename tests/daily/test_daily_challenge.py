@@ -29,13 +29,13 @@ from dicegame.strategy.analysis import optimal_line
 from tests.support.factories import (
     PASSWORD,
     GameFactory,
-    PlayerFactory,
     UserFactory,
     actor,
     befriend,
     client_for,
 )
 from tests.support.games import current
+from tests.support.history import made_up_result
 from tests.support.sockets import open_game_socket
 
 pytestmark = pytest.mark.django_db
@@ -348,12 +348,6 @@ def test_verify_game_reproduces_a_daily_games_dice_after_the_day(clock, capsys):
 
 
 # -- results: ranks, histogram, par, share text, streaks, leaderboards --------------------------------------
-
-
-def made_up_result(user, date: dt.date, total: int, *, ranked=True, boxes=None) -> DailyAttempt:
-    game = GameFactory(daily_date=date, status=Game.Status.FINISHED, finished_at=timezone.now())
-    PlayerFactory(game=game, user=user, total=total, boxes=boxes or {})
-    return DailyAttempt.objects.create(date=date, game=game, user=user, ranked=ranked)
 
 
 def test_ranks_histogram_par_and_share_text(clock):

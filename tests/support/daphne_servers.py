@@ -219,7 +219,7 @@ ROLL = re.compile(r'name="roll" value="(\d+)"')
 ERROR = re.compile(r'class="msg msg-error"[^>]*>([^<]*)<|class="notice error"[^>]*>([^<]*)<')
 
 
-async def connect(server: Server, path: str, cookie: str | None = None, **options):
+async def open_websocket(server: Server, path: str, cookie: str | None = None, **options):
     """A WebSocket to `path` on the server, from its own origin, with the session `cookie`; no
     keepalive pings of the client's own (a test decides when the socket speaks)."""
 
@@ -259,7 +259,7 @@ class Screen:
     @classmethod
     async def open(cls, server: Server, path: str, cookie: str | None = None, name: str = "", **options):
         keep = _screen_options(options)
-        return cls(await connect(server, path, cookie, **options), name=name or path, **keep)
+        return cls(await open_websocket(server, path, cookie, **options), name=name or path, **keep)
 
     async def _read(self) -> None:
 

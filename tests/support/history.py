@@ -3,15 +3,21 @@ thousands of them in bulk (`bulk_history`) for the bounded-query and timing chec
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 from datetime import timedelta
 
 from django.utils import timezone
 
+from daily.models import DailyAttempt
 from dicegame.models import Game, GameAnalysis, Player
 from dicegame.rules import dice
 from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.strategy import analysis as A
+from tests.support.factories import (
+    GameFactory,
+    PlayerFactory,
+)
 
 UPPER_CHOICES = {b: [b.face * k for k in range(6)] for b in Box if b.is_upper}
 
@@ -133,3 +139,9 @@ FULL = {b: 0 for b in Box}
 
 def sheet_with(**points) -> dict:
     return {**FULL, **{Box[k]: v for k, v in points.items()}}
+
+
+def made_up_result(user, date: dt.date, total: int, *, ranked=True, boxes=None) -> DailyAttempt:
+    game = GameFactory(daily_date=date, status=Game.Status.FINISHED, finished_at=timezone.now())
+    PlayerFactory(game=game, user=user, total=total, boxes=boxes or {})
+    return DailyAttempt.objects.create(date=date, game=game, user=user, ranked=ranked)

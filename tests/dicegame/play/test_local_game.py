@@ -37,7 +37,7 @@ def local_game(user_actor):
     return local.local_game_create(actor=user_actor, seats=ANNA_BEN_COMPUTER)
 
 
-def play_person_turn(game, actor):
+def play_local_turn(game, actor):
     """Roll once and write the dice where the auto-commit would."""
     t = current(game.pk)
     play.turn_roll(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used)
@@ -52,7 +52,7 @@ def play_to_the_end(game, actor) -> Game:
         if current(game.pk).player.is_bot:
             play.game_hurry(game_id=game.pk, actor=actor)
         else:
-            play_person_turn(game, actor)
+            play_local_turn(game, actor)
     return game
 
 
@@ -109,9 +109,9 @@ def test_a_computer_in_the_first_seat_plays_first(user_actor):
 
 
 def test_the_owner_plays_every_person_seat_and_the_computer_its_own(local_game, user_actor):
-    play_person_turn(local_game, user_actor)
+    play_local_turn(local_game, user_actor)
     assert current(local_game.pk).player.name == "Ben"
-    play_person_turn(local_game, user_actor)
+    play_local_turn(local_game, user_actor)
     assert current(local_game.pk).player.is_bot
     with pytest.raises(GameActionError, match="not your turn"):
         t = current(local_game.pk)
@@ -163,7 +163,7 @@ def test_a_local_game_played_to_the_end_ranks_everyone(local_game, user_actor):
 def test_the_board_is_the_current_person_s_with_a_pass_screen_before_the_first_roll(local_game, user_actor):
     board = game_board(game=local_game, actor=user_actor)
     assert board.my_turn and board.can_roll and board.pass_to == "Anna"
-    play_person_turn(local_game, user_actor)
+    play_local_turn(local_game, user_actor)
     board = game_board(game=Game.objects.get(pk=local_game.pk), actor=user_actor)
     assert board.my_turn and board.my_seat.name == "Ben" and board.pass_to == "Ben"
     t = current(local_game.pk)
@@ -173,8 +173,8 @@ def test_the_board_is_the_current_person_s_with_a_pass_screen_before_the_first_r
 
 
 def test_while_the_computer_plays_the_screen_shows_it_playing(local_game, user_actor):
-    play_person_turn(local_game, user_actor)
-    play_person_turn(local_game, user_actor)
+    play_local_turn(local_game, user_actor)
+    play_local_turn(local_game, user_actor)
     board = game_board(game=Game.objects.get(pk=local_game.pk), actor=user_actor)
     assert board.bot_playing and not board.my_turn and not board.spectator and board.pass_to == ""
 
@@ -233,7 +233,7 @@ def test_hints_are_off_until_turned_on_for_the_game_which_marks_it(local_game, u
     game = Game.objects.get(pk=local_game.pk)
     assert game.hints_used
     assert all(p.hints for p in game.players.filter(bot_strength=""))
-    play_person_turn(game, user_actor)  # Ben's turn: his hints too
+    play_local_turn(game, user_actor)  # Ben's turn: his hints too
     assert game_board(game=Game.objects.get(pk=game.pk), actor=user_actor).hints is not None
 
 
@@ -360,7 +360,7 @@ def test_local_games_never_count_for_leaderboards(finished, user):
 
 def test_a_push_to_the_device_gives_the_current_person_the_controls(local_game, user_actor):
 
-    play_person_turn(local_game, user_actor)  # Ben's turn now
+    play_local_turn(local_game, user_actor)  # Ben's turn now
     game = Game.objects.get(pk=local_game.pk)
     players = list(game.players.order_by("seat"))
     # The device's socket is held by the first person's seat (presence picks the first seat it owns).
