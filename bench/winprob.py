@@ -8,7 +8,8 @@ strengths (so the totals differ), stopped early (round 2), in the middle (round 
 or 13), the seat to play caught after its first or second roll; and hand-made late positions where
 ties for first are likely (equal sheets with one box left). `--reference G` plays G whole games
 jointly from each position (every seat optimal on its own dice; a tie for first split evenly) and
-stores the figures beside the positions; tests/test_winprob.py checks the method against them.
+stores the figures beside the positions; tests/dicegame/strategy/test_winprob.py checks the method
+against them.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from dicegame.models import Game, Player, Turn
+from dicegame.models import Game, GameAnalysis, Player, Turn
 
 
 class PlayerInline(admin.TabularInline):
@@ -46,9 +46,6 @@ class PlayerAdmin(admin.ModelAdmin):
     search_fields = ("name", "user__username")
     list_select_related = ("game", "user")
     raw_id_fields = ("game", "user")
-
-
-from dicegame.models import GameAnalysis  # noqa: E402 - appended with the review feature
 
 
 @admin.register(GameAnalysis)

@@ -67,6 +67,14 @@ class Game(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
+    # What play leaves on a game object it has just changed, for the answer and the pushes built from
+    # that object (never stored): the seats read under the lock, the turn in play, the turns this change
+    # wrote (with whether each reached the upper bonus), the seat that has just left.
+    seats = None
+    turn_in_play = None
+    written = ()
+    left_seat = None
+
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["status", "-created_at"])]

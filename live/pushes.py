@@ -80,14 +80,14 @@ def push_messages(game: Game, change: str | None) -> list[Message]:
         # status; the status marker is all it needs.
         html = render_to_string(f"{GAME_TEMPLATE}#game-status", {"game": game, "oob": True})
         return [("group", game_group(game.pk), _event(game, html, partial=False))]
-    players = getattr(game, "seats", None)
+    players = game.seats
     if players is None:
         players = list(Player.objects.filter(game=game).order_by("seat"))
     seats = [p for p in players if p.channel_name]
     languages = game.spectator_languages.split()
     if not seats and not languages:
         return []
-    turn = getattr(game, "_turn_in_play", None)
+    turn = game.turn_in_play
     if turn is None or turn.completed_at is not None:
         turn = Turn.objects.filter(game=game, completed_at__isnull=True).order_by("number").first()
     state = board_state(game=game, players=players, turn=turn)

@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from dicegame import charts
-from dicegame.labels import box_label
+from dicegame.labels import box_label, keep_label
 from dicegame.models import Game, GameAnalysis, Player
 from dicegame.records import STAND_IN_TURN_LIMIT
 from dicegame.rules.scoring import UPPER_BONUS, UPPER_BONUS_THRESHOLD, Box, Scoresheet
@@ -19,14 +19,6 @@ from winprob import live as winprob_live
 from winprob import review as winprob_review
 
 SEAT_CLASSES = 4  # css classes series-0..3
-
-
-def keep_label(keep: list[int] | tuple[int, ...]) -> str:
-    if not keep:
-        return _("Reroll all five")
-    if len(keep) == 5:
-        return _("Hold all five: write now")
-    return _("Hold %(dice)s") % {"dice": " ".join(str(v) for v in keep)}
 
 
 def choice_label(choice: dict) -> str:

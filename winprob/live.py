@@ -72,7 +72,7 @@ def after_push(game: Game, change: str | None) -> None:
         return  # a hold, a choice of box or a screen opening (events.HOLDS, ...): the position is the same
     if game.kind not in (Game.Kind.FRIENDS, Game.Kind.COMPUTER):
         return
-    players = getattr(game, "seats", None)
+    players = game.seats
     seats_may_see = not game.rated and (players is None or any(p.channel_name for p in players))
     if (
         not ALWAYS
@@ -80,7 +80,7 @@ def after_push(game: Game, change: str | None) -> None:
         and not (seats_may_see and cache.get(wp.opted_key(game.pk)))
     ):
         return  # nobody to show it to
-    turn = getattr(game, "_turn_in_play", None)
+    turn = game.turn_in_play
     job = _Job(game, list(players) if players is not None else None, turn, courier.event_loop())
     if job.loop is None:
         _run(job)

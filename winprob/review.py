@@ -64,12 +64,14 @@ def compute(game: Game, *, in_child: bool = False) -> GameWinCourse | None:
     if all(r is not None for r in ranks):
         firsts = [r == 1 for r in ranks]
         chances[-1] = [f / sum(firsts) for f in firsts] if any(firsts) else chances[-1]
-    swings = W.largest_swings(chances, [r["seat"] for r in rows], SWINGS)
+    # The swings are picked from the figures as stored and shown, so the ringed turns are the largest
+    # moves a reader can see (two moves that differ beyond the 4th decimal would otherwise swap).
+    shown = [[round(c, 4) for c in point] for point in chances]
     data = {
         "samples": SAMPLES,
-        "chances": [[round(c, 4) for c in point] for point in chances],
+        "chances": shown,
         "steps": rows,
-        "swings": swings,
+        "swings": W.largest_swings(shown, [r["seat"] for r in rows], SWINGS),
     }
     try:
         course, _created = GameWinCourse.objects.update_or_create(

@@ -33,7 +33,7 @@ def settle_locked(game: Game, *, hurry: bool = False) -> int:
     if game.is_active and closes_at is not None and now >= closes_at:
         # (A daily game: its day is over and its seed is public now.) Every person still at the table
         # is marked as left at the closing time, as a resignation would.
-        players = list(getattr(game, "seats", None) or game.players.order_by("seat"))
+        players = list(game.seats or game.players.order_by("seat"))
         leaving = [p for p in players if not p.is_bot and p.left_at is None]
         end_as_it_stands(game, players, leaving=leaving, at=closes_at)
         return 1
@@ -107,7 +107,7 @@ def game_settle(*, game_id: int, written: list | None = None) -> bool:
             return False
         bump(game)
         if written is not None:
-            written.extend(getattr(game, "_written", ()))
+            written.extend(game.written)
         return True
 
 

@@ -36,5 +36,5 @@ def end_as_it_stands(game: Game, players: list[Player], *, leaving: Iterable[Pla
         player.left_at = at
         player.save(update_fields=["left_at"])
     Turn.objects.filter(game=game, completed_at__isnull=True).delete()
-    game._turn_in_play = None
+    game.turn_in_play = None
     finish(game, players)

@@ -68,10 +68,10 @@ def seats(game_id: int) -> list[Player]:
 
 def current_turn(game: Game) -> Turn | None:
     """The turn in play, read once per locked game (writing a turn or starting one updates it)."""
-    cached = getattr(game, "_turn_in_play", None)
+    cached = game.turn_in_play
     if cached is not None and cached.completed_at is None:
         return cached
-    players = getattr(game, "seats", None)
+    players = game.seats
     if players is not None:
         turn = next(iter(_TURN_IN_PLAY.fetch(game.pk)), None)
         if turn is not None:
@@ -80,7 +80,7 @@ def current_turn(game: Game) -> Turn | None:
     else:
         turns = Turn.objects.filter(game=game, completed_at__isnull=True).order_by("number")
         turn = turns.select_related("player").first()
-    game._turn_in_play = turn
+    game.turn_in_play = turn
     return turn
 
 
@@ -117,7 +117,7 @@ def bot_pace() -> timedelta:
 def start_turn(game: Game, player: Player, *, number: int, round_: int, at) -> Turn:
     """The turn `number` for `player`, with its clocks: the computer's first move a pace after `at`, or
     the person's turn timer."""
-    game._turn_in_play = None
+    game.turn_in_play = None
     turn = Turn.objects.create(
         game=game,
         player=player,
@@ -129,7 +129,7 @@ def start_turn(game: Game, player: Player, *, number: int, round_: int, at) -> T
         deadline_at=None if player.computer_plays else _turn_deadline(game, player, at),
     )
     turn.player = player
-    game._turn_in_play = turn
+    game.turn_in_play = turn
     return turn
 
 

@@ -92,12 +92,12 @@ def write(game: Game, t: Turn, box: Box, *, auto: bool, at=None) -> None:
     )
     # What this change wrote, for the screens to celebrate (dicegame.screen.moments): the turn, and
     # whether it reached the upper bonus. Kept on the game object the board of this change is built from.
-    game.__dict__.setdefault("_written", []).append((t, not sheet.upper_bonus and bool(after.upper_bonus)))
+    game.__dict__.setdefault("written", []).append((t, not sheet.upper_bonus and bool(after.upper_bonus)))
     _advance(game, t, at or timezone.now())
 
 
 def _advance(game: Game, last: Turn, at) -> None:
-    players = getattr(game, "seats", None) or list(game.players.order_by("seat"))
+    players = game.seats or list(game.players.order_by("seat"))
     seat = (last.player.seat + 1) % len(players)
     round_ = last.round + (1 if seat == 0 else 0)
     if round_ > ROUNDS:

@@ -352,7 +352,7 @@ def seat_leave(*, game_id: int, actor: Actor) -> Game:
     seat.left_at = now
     seat.stand_in = True
     seat.save(update_fields=["left_at", "stand_in"])
-    game._left_seat = seat  # told on every screen (dicegame.screen.moments)
+    game.left_seat = seat  # told on every screen (dicegame.screen.moments)
     turn = current_turn(game)
     if turn is not None and turn.player_id == seat.pk:
         # Their turn: the computer plays it from where they left it, at its usual pace.

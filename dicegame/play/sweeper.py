@@ -1,5 +1,6 @@
-"""The game clock: applies what is due (auto-commits, turn timers, the computer's moves) and expires
-idle rooms, whether or not any browser is watching.
+"""The game clock's loop: applies what is due (auto-commits, turn timers, the computer's moves:
+`clock.games_settle_overdue`), expires idle rooms, and runs what the apps register (`register`: the
+sockets of dead processes, the daily games of ended days), whether or not any browser is watching.
 
 Each web process runs it in the background (started by the first request it serves); `manage.py
 run_timers` runs the same sweep as a process of its own. Any number may run at once: each change

@@ -29,7 +29,7 @@ def _named(solo: bool, alone: str, named: str, name: str, **values) -> str:
 
 def board_moments(state) -> list[Moment]:
     """What the change behind this board did worth a cheer (`state` is a dicegame.screen.view.BoardState):
-    the turns it wrote (`BoardState.written`, kept by services._write) and a Penta on the dice now."""
+    the turns it wrote (`BoardState.written`, kept by play.moves.write) and a Penta on the dice now."""
     solo = len(state.players) == 1
     moments: list[Moment] = []
     for turn, upper_reached in state.written:
@@ -71,7 +71,7 @@ def board_moments(state) -> list[Moment]:
                     ),
                 )
             )
-    left = getattr(state.game, "_left_seat", None)
+    left = state.game.left_seat
     if left is not None:
         moments.append(
             Moment(

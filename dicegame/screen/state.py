@@ -90,7 +90,7 @@ def board_state(*, game: Game, players: list[Player] | None = None, turn: Turn |
         next_step_ms=_ms_until(turn.next_step_at) if bot_playing and turn.next_step_at else None,
         deadline_ms=_ms_until(turn.deadline_at) if turn and turn.deadline_at and not bot_playing else None,
         game_url=reverse("dicegame:game", args=[game.pk]),
-        written=tuple(getattr(game, "_written", ())),
+        written=tuple(game.written),
     )
 
 

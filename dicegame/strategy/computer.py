@@ -1,6 +1,6 @@
 """What the computer does in a turn: the bots' next move, and the box the auto-commit writes.
 
-Pure decisions on top of `dicegame.strategy` (no database): the turn flow (`services`) asks, then
+Pure decisions on top of `dicegame.strategy` (no database): play (`dicegame.play.clock`) asks, then
 applies the answer like any player's action.
 """
 

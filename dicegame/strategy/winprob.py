@@ -15,7 +15,8 @@ Why not the alternatives: a normal approximation fails late in a game (one box l
 is exact in the limit, its error shrinks as 1/sqrt(n), and with a fixed seed it gives the same answer
 for the same position (a bar that does not flicker between pushes of one position).
 
-Pure numpy, no Django. tests/test_winprob.py checks it against a plain Monte Carlo of whole games.
+Pure numpy, no Django. tests/dicegame/strategy/test_winprob.py checks it against a plain Monte Carlo of
+whole games.
 """
 
 from __future__ import annotations

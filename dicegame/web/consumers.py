@@ -2,10 +2,10 @@
 logged-in page.
 
 Thin. The game socket checks the right to see the game (`selectors.game_visible`, the same rule as
-the page), registers the screen (`presence`), and then forwards the pushes the services render after
-each change (`pushes`) without touching the database; it reads the database only to draw a whole board
+the page), registers the screen (`live.presence`), and then forwards the pushes rendered after each
+change (`live.pushes`) without touching the database; it reads the database only to draw a whole board
 (on opening, when the screen missed a version, on the page's "sync"). Actions sent on it go through
-the same services as the HTTP views. Every message is rate limited (`limits`) and checked by type
+the same play services as the HTTP views. Every message is rate limited (`limits`) and checked by type
 (`protocol`) before anything acts on it; a refused one gets an error frame and changes nothing.
 
 Close codes (the page does not reconnect after these): 4401 log in first, 4404 not your game,

@@ -101,14 +101,14 @@ def _render_game(
         # The rows the action has just written and committed, under the game's lock: no need to read
         # them again (the actor's seat was checked by the action).
         game = acted
-        board = boards.game_board(game=game, actor=actor, players=game.seats, turn=game._turn_in_play)
+        board = boards.game_board(game=game, actor=actor, players=game.seats, turn=game.turn_in_play)
     else:
         game = selectors.game_for_viewer(game_id=game_id, actor=actor, token=token)
         if game.is_cancelled:
             return _render_cancelled(request, game, error=error, status=status, token=token)
         if written:
             # What a settlement or a game action wrote, celebrated by this answer (dicegame.screen.moments).
-            game._written = list(written)
+            game.written = list(written)
         board = boards.game_board(game=game, actor=actor, with_log=game.is_finished)
     context = {
         "game": game,
@@ -242,7 +242,7 @@ def game_action(request: HttpRequest, game_id: int, act: Callable[[Actor], objec
     if not request.htmx:
         return redirect("dicegame:game", game_id)
     # The turns the action wrote (the computer's, when hurried): the answer celebrates them too.
-    return _render_game(request, game_id, actor, written=getattr(acted, "_written", ()))
+    return _render_game(request, game_id, actor, written=getattr(acted, "written", ()))
 
 
 @require_POST

@@ -40,8 +40,13 @@ from asgiref.sync import sync_to_async
 from django.db import connection
 from websockets.exceptions import ConnectionClosed
 
+from dicegame.models import Game, Turn
+from dicegame.play import rooms
+from dicegame.rules.scoring import Box
+from live.models import ServerProcess
 from tests.support import ROOT
 from tests.support.environment import require_redis
+from tests.support.factories import actor
 from tests.support.servers import free_port, wait_until
 
 HOST = "127.0.0.1"
@@ -366,3 +371,47 @@ async def in_db(function: Callable, *args, **kwargs):
             connection.close()
 
     return await sync_to_async(run, thread_sensitive=False)()
+
+
+GRACE = float(FAST_PRESENCE["PENTA_ABSENT_GRACE_SECONDS"])
+
+
+STALE = float(FAST_PRESENCE["PENTA_PROCESS_STALE_SECONDS"])
+
+
+# Longer than the 5-s socket timeout redis-py 8 made the default, which cut every idle socket.
+IDLE_SECONDS = 8.5
+
+
+# The boxes a test player fills, in this order (the first the dice allow).
+BOX_ORDER = [
+    Box.CHANCE, Box.ONES, Box.TWOS, Box.THREES, Box.FOURS, Box.FIVES, Box.SIXES, Box.THREE_OF_A_KIND,
+    Box.FOUR_OF_A_KIND, Box.FULL_HOUSE, Box.SMALL_STRAIGHT, Box.LARGE_STRAIGHT, Box.PENTA,
+]  # fmt: skip
+
+
+def friends_game(host, guest, *, turn_seconds: int = 0) -> Game:
+    """A started two-player game against friends (the turn timer off by default); `host` plays first."""
+    game = rooms.room_create(actor=actor(host), seats=2, turn_seconds=turn_seconds)
+    rooms.room_join_by_link(token=game.invite_token, actor=actor(guest))
+    return rooms.room_start(game_id=game.pk, actor=actor(host))
+
+
+def game_path(game: Game, token: str = "") -> str:
+    return f"/ws/games/{game.pk}/" + (f"?t={token}" if token else "")
+
+
+def box_for(game_id: int, turn_number: int) -> str:
+    """A box the dice of the turn may go in."""
+    turn = Turn.objects.select_related("player").get(game_id=game_id, number=turn_number)
+    options = turn.player.sheet.options(tuple(turn.dice))
+    return next(box for box in BOX_ORDER if box in options).name
+
+
+def process_row(server) -> ServerProcess | None:
+    return ServerProcess.objects.filter(pid=server.pid).first()
+
+
+def no_tracebacks(server) -> None:
+    found = server.tracebacks()
+    assert not found, f"{server.name} logged errors:\n{server.output()[-6000:]}"
