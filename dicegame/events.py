@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from dicegame.models import Game, Player
+    from dicegame.models import Game, Player, Turn
 
 # A change that leaves the position as it was: which dice are held, the box chosen (not yet written),
 # a screen opening or closing. Any other change is None ("anything may have changed").
@@ -31,6 +31,14 @@ class GameChanged:
 
     game: Game
     change: str | None = None  # HOLDS, CHOICE, PRESENCE, or None
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    """A seat's turn began (inside the transaction that began it): a person's, or a computer's."""
+
+    game: Game
+    turn: Turn
 
 
 @dataclass(frozen=True)

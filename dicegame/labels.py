@@ -5,6 +5,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from dicegame.rules.scoring import Box
+from dicegame.rules.turn import IDLE_END_SECONDS, MISSED_MOVES_FORFEIT
 
 BOX_LABELS = {
     Box.ONES: gettext_lazy("Ones"),
@@ -43,3 +44,31 @@ def keep_label(keep: list[int] | tuple[int, ...]) -> str:
     if len(keep) == 5:
         return _("Hold all five: write now")
     return _("Hold %(dice)s") % {"dice": " ".join(str(v) for v in keep)}
+
+
+MOVE_TIME_LABELS = {
+    3600: gettext_lazy("an hour"),
+    8 * 3600: gettext_lazy("8 hours"),
+    24 * 3600: gettext_lazy("a day"),
+    3 * 24 * 3600: gettext_lazy("3 days"),
+}
+
+
+def move_time_label(seconds: int | None) -> str:
+    """A correspondence game's time a move in words ("a day")."""
+    if seconds in MOVE_TIME_LABELS:
+        return str(MOVE_TIME_LABELS[seconds])
+    return _("%(n)d hours") % {"n": round((seconds or 0) / 3600)}
+
+
+def correspondence_rule(move_seconds: int | None) -> str:
+    """The rule of a correspondence game in plain words, shown wherever one is offered or played."""
+    return _(
+        "Correspondence: %(time)s a move, on your own time. A move not made in time is played by the "
+        "computer, and %(missed)d missed in a row forfeit the seat, as leaving does. A game nobody moves "
+        "in for %(days)d days ends as it stands."
+    ) % {
+        "time": move_time_label(move_seconds),
+        "missed": MISSED_MOVES_FORFEIT,
+        "days": IDLE_END_SECONDS // (24 * 3600),
+    }

@@ -5,14 +5,17 @@ The rules live in `dicegame.rules.scoring`; only `dicegame.play` writes these ro
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from dicegame.labels import bot_name, box_label
+from dicegame.labels import bot_name, box_label, correspondence_rule, move_time_label
 from dicegame.rules import days
 from dicegame.rules.scoring import Scoresheet
+from dicegame.rules.turn import IDLE_END_SECONDS
 
 
 class Game(models.Model):
@@ -22,6 +25,12 @@ class Game(models.Model):
         FRIENDS = "friends", _("Against friends")
         # Pass and play: 2-4 people on one device, typed names, no accounts (dicegame.play.local).
         LOCAL = "local", _("On one device")
+
+    class Pace(models.TextChoices):
+        # Everyone at the table at once, with a turn timer of seconds (or none).
+        LIVE = "live", _("Live")
+        # Each on their own time: a move within `move_seconds` (hours to days), notified when it is theirs.
+        CORRESPONDENCE = "correspondence", _("Correspondence")
 
     class Status(models.TextChoices):
         OPEN = "open", _("Waiting for players")
@@ -55,6 +64,12 @@ class Game(models.Model):
     )
     seats_wanted = models.PositiveSmallIntegerField(default=1)
     turn_seconds = models.PositiveSmallIntegerField(null=True, blank=True, help_text="empty: no turn timer")
+    # A game against friends is played live (the turn timer above) or by correspondence: then each move
+    # has `move_seconds` (an hour to three days), and `moved_at` is when a person last acted, for the
+    # rule that a game nobody moves in for CORRESPONDENCE_IDLE ends as it stands.
+    pace = models.CharField(max_length=16, choices=Pace, default=Pace.LIVE)
+    move_seconds = models.PositiveIntegerField(null=True, blank=True)
+    moved_at = models.DateTimeField(null=True, blank=True)
     invite_token = models.CharField(max_length=43, blank=True, db_index=True)
     rematch_of = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch"
@@ -107,8 +122,30 @@ class Game(models.Model):
     @property
     def closes_at(self):
         """The moment the game ends as it stands, whatever its players do (the boxes written count): a
-        daily game's at the end of its day, when its seed becomes public; None for the others."""
-        return days.day_end(self.daily_date) if self.daily_date else None
+        daily game's at the end of its day, when its seed becomes public; a correspondence game's
+        IDLE_END_SECONDS after a person last moved; None for the others."""
+        if self.daily_date:
+            return days.day_end(self.daily_date)
+        if self.pace == self.Pace.CORRESPONDENCE and self.moved_at is not None:
+            return self.moved_at + timedelta(seconds=IDLE_END_SECONDS)
+        return None
+
+    @property
+    def is_correspondence(self) -> bool:
+        return self.pace == self.Pace.CORRESPONDENCE
+
+    @property
+    def pace_label(self) -> str:
+        """ "Correspondence, a day a move", or the live game's turn timer, for lists and invitations."""
+        if self.is_correspondence:
+            return _("Correspondence, %(time)s a move") % {"time": move_time_label(self.move_seconds)}
+        if self.turn_seconds:
+            return _("Live, %(s)d s a turn") % {"s": self.turn_seconds}
+        return _("Live")
+
+    @property
+    def pace_rule(self) -> str:
+        return correspondence_rule(self.move_seconds) if self.is_correspondence else ""
 
     @property
     def seed_secret_until(self):

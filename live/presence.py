@@ -236,7 +236,7 @@ def _seat_back(game: Game, seat: Player, channel_name: str, language: str) -> No
     seat.connected = True
     seat.channel_language = language
     seat.save(update_fields=["channel_name", "connected", "channel_language"])
-    if game.is_active and not game.turn_seconds:
+    if game.is_active and not game.turn_seconds and not game.is_correspondence:
         # The player is back: a grace period started for their absence no longer applies.
         turn = current_turn(game)
         if turn is not None and turn.player_id == seat.pk and turn.deadline_at is not None:

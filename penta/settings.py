@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "ratings",
     "winprob",
     "puzzles",
+    "notifications",
 ]
 
 MIDDLEWARE = [
@@ -239,6 +240,45 @@ AXES_USERNAME_CALLABLE = "accounts.throttle.account_key"
 
 # "Report a problem": at most so many reports per person (a user or a guest) and per client address
 # within the window, counted in the cache above (feedback.services).
+# The site's address, for the links in e-mails (they leave the site, so they must be absolute).
+PENTA_SITE_URL = os.environ.get("PENTA_SITE_URL", "http://127.0.0.1:8000")
+
+# E-mail (the daily digest, address confirmations): SMTP from the environment in production; printed to
+# the console for development (`make run`). Django 6.1's MAILERS (its EMAIL_* settings are deprecated).
+_SMTP = "django.core.mail.backends.smtp.EmailBackend"
+_mail_backend = os.environ.get(
+    "EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend" if DEBUG else _SMTP
+)
+MAILERS = {
+    "default": {
+        "BACKEND": _mail_backend,
+        "OPTIONS": {
+            "host": os.environ.get("EMAIL_HOST", "localhost"),
+            "port": int(os.environ.get("EMAIL_PORT", "25")),
+            "username": os.environ.get("EMAIL_HOST_USER", ""),
+            "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
+            "use_tls": env_bool("EMAIL_USE_TLS", False),
+            "use_ssl": env_bool("EMAIL_USE_SSL", False),
+            # A mail server that does not answer must not hold the clock's notification loop for long.
+            "timeout": float(os.environ.get("EMAIL_TIMEOUT", "10")),
+        }
+        if _mail_backend == _SMTP
+        else {},
+    }
+}
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Penta <penta@localhost>")
+
+# Web Push (notifications): the VAPID key pair that signs every push. In production its private key
+# comes from the environment (a PEM, or the raw key in base64url, as `vapid --gen` prints); for
+# development a pair is made on first use and kept in var/ (never committed). Without one, push is off.
+PENTA_VAPID_PRIVATE_KEY = os.environ.get("PENTA_VAPID_PRIVATE_KEY", "")
+PENTA_VAPID_GENERATE = env_bool("PENTA_VAPID_GENERATE", DEBUG)
+PENTA_VAPID_KEY_FILE = os.environ.get("PENTA_VAPID_KEY_FILE", str(BASE_DIR / "var" / "vapid-private.pem"))
+PENTA_VAPID_SUBJECT = os.environ.get("PENTA_VAPID_SUBJECT", "mailto:penta@localhost")
+PENTA_PUSH_TIMEOUT_SECONDS = float(os.environ.get("PENTA_PUSH_TIMEOUT_SECONDS", "5"))
+# Push services are on HTTPS; a test's own push service on this machine is not.
+PENTA_PUSH_ALLOW_LOOPBACK = env_bool("PENTA_PUSH_ALLOW_LOOPBACK", DEBUG)
+
 PENTA_REPORTS_PER_PERSON = int(os.environ.get("PENTA_REPORTS_PER_PERSON", "5"))
 PENTA_REPORTS_PER_ADDRESS = int(os.environ.get("PENTA_REPORTS_PER_ADDRESS", "20"))
 PENTA_REPORT_WINDOW_SECONDS = int(os.environ.get("PENTA_REPORT_WINDOW_SECONDS", "3600"))
@@ -315,6 +355,7 @@ PENTA_PACKAGES = [
     "puzzles",
     "ratings",
     "winprob",
+    "notifications",
 ]
 LOGGING = {
     "version": 1,

@@ -71,3 +71,8 @@ PENTA_CONNECT_BURST = float(os.environ.get("PENTA_CONNECT_BURST", "10000"))
 # Some tests race 20 threads of requests against each other, each holding a connection at once.
 if "pool" in DATABASES["default"].get("OPTIONS", {}):
     DATABASES["default"]["OPTIONS"]["pool"]["max_size"] = int(os.environ.get("PENTA_DB_POOL_MAX", "30"))
+
+# Web Push in the tests: a key pair of the run's own, and the tests' push service on this machine.
+PENTA_VAPID_GENERATE = True
+PENTA_VAPID_KEY_FILE = str(BASE_DIR / "var" / "vapid-test.pem")
+PENTA_PUSH_ALLOW_LOOPBACK = True

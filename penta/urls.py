@@ -14,6 +14,7 @@ urlpatterns = [
     path("daily/", include(("daily.urls", "daily"))),
     path("", include(("winprob.urls", "winprob"))),
     path("puzzles/", include(("puzzles.urls", "puzzles"))),
+    path("notifications/", include("notifications.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]

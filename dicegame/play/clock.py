@@ -9,6 +9,8 @@ and page view settles its own game first.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -18,6 +20,7 @@ from dicegame.play.finish import end_as_it_stands
 from dicegame.play.kernel import bot_pace, bump, current_turn
 from dicegame.play.moves import choose, roll, write
 from dicegame.rules.scoring import Box
+from dicegame.rules.turn import IDLE_END_SECONDS, MISSED_MOVES_FORFEIT
 from dicegame.strategy import Bot
 from dicegame.strategy.computer import auto_commit_box, next_step
 
@@ -27,16 +30,26 @@ def settle_locked(game: Game, *, hurry: bool = False) -> int:
     passed, an overdue auto-commit, a turn timer run out, and the computer's moves, one visible step per
     pace. With `hurry`, the computer plays on at once until a person's turn. Returns how many changes
     were made."""
-    changes = 0
     now = timezone.now()
     closes_at = game.closes_at
-    if game.is_active and closes_at is not None and now >= closes_at:
-        # (A daily game: its day is over and its seed is public now.) Every person still at the table
-        # is marked as left at the closing time, as a resignation would.
+    if not (game.is_active and closes_at is not None and now >= closes_at):
+        return _apply_due(game, now, hurry=hurry)
+    # What fell due before the closing time comes first, as the clock would have applied it then (a
+    # clock that was down catches up in order); then the game ends as it stands. (A daily game: its day
+    # is over and its seed is public now. A correspondence game: nobody has moved in it for too long.)
+    changes = _apply_due(game, closes_at, hurry=False)
+    if game.is_active:
+        # Every person still at the table is marked as left at the closing time, as a resignation would.
         players = list(game.seats or game.players.order_by("seat"))
         leaving = [p for p in players if not p.is_bot and p.left_at is None]
         end_as_it_stands(game, players, leaving=leaving, at=closes_at)
-        return 1
+        changes += 1
+    return changes
+
+
+def _apply_due(game: Game, now, *, hurry: bool) -> int:
+    """The turns' due work up to `now`: the computer's moves, an overdue auto-commit, a time run out."""
+    changes = 0
     while game.is_active:
         turn = current_turn(game)
         if turn.player.computer_plays:
@@ -55,12 +68,20 @@ def settle_locked(game: Game, *, hurry: bool = False) -> int:
 
 
 def _time_out(game: Game, turn: Turn, now) -> None:
-    """The turn timer ran out: the computer plays this turn optimally; a second miss in a row hands the
-    seat to the computer until its player takes it back."""
+    """The turn's time ran out: the computer plays this turn optimally. In a live game a second miss in
+    a row hands the seat to the computer until its player takes it back; in a correspondence game each
+    move comes back to its player, and MISSED_MOVES_FORFEIT misses in a row forfeit the seat, as leaving
+    does (the computer plays on for it)."""
     player = turn.player
     player.missed_turns += 1
-    player.stand_in = player.missed_turns >= 2
-    player.save(update_fields=["missed_turns", "stand_in"])
+    if game.is_correspondence:
+        if player.missed_turns >= MISSED_MOVES_FORFEIT:
+            player.left_at = now
+            player.stand_in = True
+            game.left_seat = player  # told on every screen (dicegame.screen.moments)
+    else:
+        player.stand_in = player.missed_turns >= 2
+    player.save(update_fields=["missed_turns", "stand_in", "left_at"])
     turn.stand_in = True
     turn.deadline_at = None
     turn.auto_commit_at = None
@@ -117,9 +138,16 @@ def games_settle_overdue(*, game_ids=None) -> int:
     due = Turn.objects.filter(completed_at__isnull=True, game__status=Game.Status.ACTIVE).filter(
         Q(auto_commit_at__lte=now) | Q(next_step_at__lte=now) | Q(deadline_at__lte=now)
     )
+    # Correspondence games nobody has moved in for too long end as they stand (Game.closes_at).
+    idle = Game.objects.filter(
+        status=Game.Status.ACTIVE,
+        pace=Game.Pace.CORRESPONDENCE,
+        moved_at__lte=now - timedelta(seconds=IDLE_END_SECONDS),
+    )
     if game_ids is not None:
-        due = due.filter(game_id__in=game_ids)
-    return sum(game_settle(game_id=game_id) for game_id in set(due.values_list("game_id", flat=True)))
+        due, idle = due.filter(game_id__in=game_ids), idle.filter(pk__in=game_ids)
+    game_ids = set(due.values_list("game_id", flat=True)) | set(idle.values_list("pk", flat=True))
+    return sum(game_settle(game_id=game_id) for game_id in game_ids)
 
 
 def turn_auto_commit_remaining(turn: Turn) -> float | None:

@@ -26,8 +26,11 @@ from dicegame.models import Game, Player, Turn
 from dicegame.play.prepared import PreparedSelect, PreparedUpdateReturning
 
 # The statements of every action, compiled once (dicegame.play.prepared).
+# A person's action: a new version, and the time a person last moved (a correspondence game that nobody
+# moves in for long ends as it stands: Game.closes_at).
 _LOCK_AND_BUMP = PreparedUpdateReturning(
-    Game, lambda q: f"{q('version')} = {q('version')} + 1, {q('updated_at')} = %s"
+    Game,
+    lambda q: f"{q('version')} = {q('version')} + 1, {q('updated_at')} = %s, {q('moved_at')} = %s",
 )
 _SEATS = PreparedSelect(lambda game_id: Player.objects.filter(game_id=game_id).order_by("seat"), (0,))
 _TURN_IN_PLAY = PreparedSelect(
@@ -53,9 +56,10 @@ def lock_for_actor(game_id: int, actor: Actor) -> Game:
 
 
 def lock_and_bump(game_id: int) -> Game:
-    """Take the game's row lock, read it and count the change, in one statement. A change that is
+    """Take the game's row lock, read it and count a person's change, in one statement. A change that is
     refused rolls back with its transaction, the new version with it."""
-    game = _LOCK_AND_BUMP.fetch(timezone.now(), game_id)
+    now = timezone.now()
+    game = _LOCK_AND_BUMP.fetch(now, now, game_id)
     if game is None:
         raise GameNotFound(_("There is no such game."))
     return game
@@ -126,18 +130,22 @@ def start_turn(game: Game, player: Player, *, number: int, round_: int, at) -> T
         held=[False] * 5,
         stand_in=player.stand_in,
         next_step_at=at + bot_pace() if player.computer_plays else None,
-        deadline_at=None if player.computer_plays else _turn_deadline(game, player, at),
+        deadline_at=None if player.computer_plays else turn_deadline(game, player, at),
     )
     turn.player = player
     game.turn_in_play = turn
+    events.publish(events.TurnStarted(game, turn))
     return turn
 
 
-def _turn_deadline(game: Game, player: Player, at):
-    """The turn timer of a game against friends; a player with no open screen gets a grace period
-    even when the timer is off, so an absent player never stalls the table."""
+def turn_deadline(game: Game, player: Player, at):
+    """When a person's turn that starts at `at` runs out: a correspondence game's move time; the turn
+    timer of a live game against friends; a player with no open screen gets a grace period even when
+    the timer is off, so an absent player never stalls the table."""
     if game.kind != Game.Kind.FRIENDS:
         return None
+    if game.is_correspondence:
+        return at + timedelta(seconds=game.move_seconds)
     if game.turn_seconds:
         return at + timedelta(seconds=game.turn_seconds)
     if not player.connected:

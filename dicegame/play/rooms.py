@@ -19,8 +19,17 @@ from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
 from dicegame.labels import bot_name
 from dicegame.models import Game, Invitation, Player
-from dicegame.play.kernel import bump, check_active, current_turn, lock_for_actor, lock_game, start_turn
+from dicegame.play.kernel import (
+    bump,
+    check_active,
+    current_turn,
+    lock_for_actor,
+    lock_game,
+    start_turn,
+    turn_deadline,
+)
 from dicegame.rules import dice
+from dicegame.rules.turn import CORRESPONDENCE_GAMES_MAX, MOVE_TIME_CHOICES
 from dicegame.strategy import STRENGTHS
 
 SEAT_CHOICES = (2, 3, 4)
@@ -34,19 +43,58 @@ def _user_actor(actor: Actor) -> int:
 
 
 @transaction.atomic
-def room_create(*, actor: Actor, seats: int, turn_seconds: int, rated: bool = False) -> Game:
+def room_create(
+    *, actor: Actor, seats: int, turn_seconds: int, rated: bool = False, move_seconds: int = 0
+) -> Game:
     """A room for 2-4 players with its host in the first seat; others join by invitation or link.
-    `rated`: the game moves its people's ratings (`ratings`), and hints are off in it."""
+    `rated`: the game moves its people's ratings (`ratings`), and hints are off in it. `move_seconds`
+    (one of MOVE_TIME_CHOICES): a correspondence game with that much time a move (the turn timer is
+    then not used); 0: a live game."""
     user_id = _user_actor(actor)
     if seats not in SEAT_CHOICES:
         raise GameActionError(_("A game against friends has 2, 3 or 4 seats."), status=400)
-    if turn_seconds not in TURN_TIMER_CHOICES:
+    if move_seconds:
+        if move_seconds not in MOVE_TIME_CHOICES:
+            raise GameActionError(_("A move has an hour, 8 hours, a day or 3 days."), status=400)
+        check_correspondence_room_for(user_id)
+        turn_seconds = 0
+    elif turn_seconds not in TURN_TIMER_CHOICES:
         raise GameActionError(_("The turn timer is off, 30, 60 or 120 seconds."), status=400)
     game = _new_friends_game(
-        host_id=user_id, seats=seats, turn_seconds=turn_seconds or None, status=Game.Status.OPEN, rated=rated
+        host_id=user_id,
+        seats=seats,
+        turn_seconds=turn_seconds or None,
+        move_seconds=move_seconds or None,
+        status=Game.Status.OPEN,
+        rated=rated,
     )
     Player.objects.create(game=game, seat=0, user_id=user_id, name=actor.name)
     return game
+
+
+def correspondence_games_of(user_id: int) -> int:
+    """The correspondence games a person plays now: rooms and games in play with a seat of theirs."""
+    return Player.objects.filter(
+        user_id=user_id,
+        left_at__isnull=True,
+        game__pace=Game.Pace.CORRESPONDENCE,
+        game__status__in=[Game.Status.OPEN, Game.Status.ACTIVE],
+    ).count()
+
+
+def check_correspondence_room_for(user_id: int, name: str = "") -> None:
+    """Refuse one more correspondence game to a person who has CORRESPONDENCE_GAMES_MAX already. The
+    person's row is locked first, so two seats taken at once cannot both pass the count."""
+    list(get_user_model().objects.select_for_update().filter(pk=user_id).values_list("pk"))
+    if correspondence_games_of(user_id) < CORRESPONDENCE_GAMES_MAX:
+        return
+    values = {"max": CORRESPONDENCE_GAMES_MAX, "name": name}
+    message = (
+        _("%(name)s already plays %(max)d correspondence games: one of them must end first.")
+        if name
+        else _("You already play %(max)d correspondence games: finish one before you start another.")
+    )
+    raise GameActionError(message % values, status=409)
 
 
 def _new_friends_game(
@@ -57,8 +105,10 @@ def _new_friends_game(
     status: str,
     rematch_of: Game | None = None,
     rated: bool = False,
+    move_seconds: int | None = None,
 ) -> Game:
-    """A game against friends with its own secret seed (committed to) and invitation link."""
+    """A game against friends with its own secret seed (committed to) and invitation link; live, or by
+    correspondence with `move_seconds` a move."""
     seed = dice.new_seed()
     return Game.objects.create(
         kind=Game.Kind.FRIENDS,
@@ -68,6 +118,8 @@ def _new_friends_game(
         host_id=host_id,
         seats_wanted=seats,
         turn_seconds=turn_seconds,
+        pace=Game.Pace.CORRESPONDENCE if move_seconds else Game.Pace.LIVE,
+        move_seconds=move_seconds,
         invite_token=secrets.token_urlsafe(24),
         rematch_of=rematch_of,
         rated=rated,
@@ -142,6 +194,8 @@ def _notify_invitation(invitation: Invitation) -> None:
             text = _("%(name)s invites you to a rated game of Penta.") % name
         else:
             text = _("%(name)s invites you to a game of Penta.") % name
+        if invitation.game.is_correspondence:
+            text = f"{text} {invitation.game.pace_label}."
         return notices.notice_html(text, f"/games/{invitation.game_id}/", _("Open the game"))
 
     notices.notify_user(invitation.to_user_id, notice)
@@ -151,6 +205,8 @@ def _seat(game: Game, user_id: int, name: str) -> Player:
     existing = game.players.filter(user_id=user_id).first()
     if existing:
         return existing
+    if game.is_correspondence:
+        check_correspondence_room_for(user_id)
     player = Player.objects.create(game=game, seat=_next_seat(game), user_id=user_id, name=name)
     Invitation.objects.filter(game=game, to_user_id=user_id).update(status=Invitation.Status.ACCEPTED)
     bump(game)
@@ -301,8 +357,10 @@ def room_start(*, game_id: int, actor: Actor) -> Game:
         raise GameActionError(_("At least two seats must be filled to start."))
     game.status = Game.Status.ACTIVE
     game.seats_wanted = len(players)
-    game.save(update_fields=["status", "seats_wanted"])
-    start_turn(game, players[0], number=1, round_=1, at=timezone.now())
+    now = timezone.now()
+    game.moved_at = now if game.is_correspondence else None
+    game.save(update_fields=["status", "seats_wanted", "moved_at"])
+    start_turn(game, players[0], number=1, round_=1, at=now)
     bump(game)
     return game
 
@@ -328,7 +386,7 @@ def seat_take_back(*, game_id: int, actor: Actor) -> Game:
         # Their turn, as the computer left it: they play on from here.
         turn.stand_in = False
         turn.next_step_at = None
-        turn.deadline_at = _restart_deadline(game)
+        turn.deadline_at = turn_deadline(game, seat, timezone.now())
         turn.save(update_fields=["stand_in", "next_step_at", "deadline_at"])
     bump(game)
     return game
@@ -366,10 +424,6 @@ def seat_leave(*, game_id: int, actor: Actor) -> Game:
     return game
 
 
-def _restart_deadline(game: Game):
-    return timezone.now() + timedelta(seconds=game.turn_seconds) if game.turn_seconds else None
-
-
 @transaction.atomic
 def rematch_accept(*, game_id: int, actor: Actor) -> Game | None:
     """Say yes to a rematch; when every person has, the new game starts with the same seats and the
@@ -389,14 +443,22 @@ def rematch_accept(*, game_id: int, actor: Actor) -> Game | None:
     if not all(p.rematch_accepted for p in players if not p.is_bot):
         bump(game)
         return None
+    if game.is_correspondence:
+        for person in (p for p in players if p.user_id is not None):
+            check_correspondence_room_for(person.user_id, person.name)
     rematch = _new_friends_game(
         host_id=game.host_id,
         seats=len(players),
         turn_seconds=game.turn_seconds,
+        move_seconds=game.move_seconds,  # a rematch keeps the pace
         status=Game.Status.ACTIVE,
         rematch_of=game,
         rated=game.rated,  # a rematch of a rated game is rated
     )
+    now = timezone.now()
+    if rematch.is_correspondence:
+        rematch.moved_at = now
+        rematch.save(update_fields=["moved_at"])
     rotated = players[1:] + players[:1]
     new_seats = [
         Player.objects.create(
@@ -404,15 +466,17 @@ def rematch_accept(*, game_id: int, actor: Actor) -> Game | None:
         )
         for i, p in enumerate(rotated)
     ]
-    start_turn(rematch, new_seats[0], number=1, round_=1, at=timezone.now())
+    start_turn(rematch, new_seats[0], number=1, round_=1, at=now)
     bump(rematch)
     bump(game)
     return rematch
 
 
 def games_expire_idle() -> int:
-    """Rooms with no activity for 7 days expire; finished games stay in everyone's history."""
+    """Rooms with no activity for 7 days expire, and so do live games; a correspondence game in play
+    ends by its own rule instead (Game.closes_at); finished games stay in everyone's history."""
     cutoff = timezone.now() - timedelta(days=settings.PENTA_ROOM_EXPIRY_DAYS)
-    return Game.objects.filter(
-        status__in=[Game.Status.OPEN, Game.Status.ACTIVE], updated_at__lt=cutoff
-    ).update(status=Game.Status.EXPIRED)
+    idle = Game.objects.filter(status__in=[Game.Status.OPEN, Game.Status.ACTIVE], updated_at__lt=cutoff)
+    return idle.exclude(status=Game.Status.ACTIVE, pace=Game.Pace.CORRESPONDENCE).update(
+        status=Game.Status.EXPIRED
+    )

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.paginator import Page, Paginator
-from django.db.models import Prefetch, Q
+from django.db.models import F, Prefetch, Q
 from django.http import Http404
 from django.utils.translation import gettext as _
 
@@ -85,6 +85,19 @@ class HistoryRow:
     opponents: list[Player]
     # A local game seen by its creator: `me` is the leading seat, the result names the winner.
     device_owner: bool = False
+    # A game in play: the turn in play (its player moves next, until its deadline).
+    turn: Turn | None = None
+
+    @property
+    def to_move(self) -> Player | None:
+        """Who moves next in a game in play (None: a room, or a finished game)."""
+        if self.turn is None or not self.game.is_active:
+            return None
+        return next((p for p in (self.me, *self.opponents) if p.pk == self.turn.player_id), None)
+
+    @property
+    def my_turn(self) -> bool:
+        return self.to_move is not None and self.to_move.pk == self.me.pk
 
     @property
     def not_counted(self) -> bool:
@@ -132,7 +145,8 @@ def history_page(*, actor: Actor, page: str | int | None) -> Page:
             Prefetch(
                 "players",
                 queryset=Player.objects.annotate(stand_in_turns=stand_in_turns()).order_by("seat"),
-            )
+            ),
+            Prefetch("turns", queryset=Turn.objects.filter(completed_at__isnull=True), to_attr="open_turns"),
         )
         .order_by("-created_at", "-id")
     )
@@ -153,7 +167,56 @@ def history_page(*, actor: Actor, page: str | int | None) -> Page:
                 me=me,
                 opponents=[p for p in players if p.pk != me.pk],
                 device_owner=device_owner,
+                turn=game.open_turns[0] if game.open_turns else None,
             )
         )
     page_obj.object_list = rows
     return page_obj
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A game against friends waiting for one person's move."""
+
+    game: Game
+    turn: Turn
+    opponents: list[Player]
+
+    @property
+    def deadline(self):
+        return self.turn.deadline_at
+
+    @property
+    def opponent_names(self) -> str:
+        return ", ".join(p.display_name for p in self.opponents)
+
+
+def _waiting_turns(user_id: int):
+    """The turns in play of games against friends that are the person's to play (not the computer's)."""
+    return Turn.objects.filter(
+        completed_at__isnull=True,
+        player__user_id=user_id,
+        player__stand_in=False,
+        player__left_at__isnull=True,
+        game__status=Game.Status.ACTIVE,
+        game__kind=Game.Kind.FRIENDS,
+    )
+
+
+def games_waiting_for(*, user_id: int) -> list[Waiting]:
+    """The games against friends in which it is the person's turn, the one whose time runs out first
+    first (games with no clock last). Two queries."""
+    turns = list(
+        _waiting_turns(user_id)
+        .select_related("game")
+        .order_by(F("deadline_at").asc(nulls_last=True), "game_id")
+    )
+    others: dict[int, list[Player]] = {}
+    for player in Player.objects.filter(game_id__in=[t.game_id for t in turns]).exclude(user_id=user_id):
+        others.setdefault(player.game_id, []).append(player)
+    return [Waiting(t.game, t, sorted(others.get(t.game_id, []), key=lambda p: p.seat)) for t in turns]
+
+
+def games_waiting_count(*, user_id: int) -> int:
+    """How many games against friends wait for the person's move (one query: the header's count)."""
+    return _waiting_turns(user_id).count()

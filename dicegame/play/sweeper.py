@@ -44,24 +44,33 @@ TRANSIENT_ERRORS = (*DATABASE_ERRORS, RedisConnectionError, RedisTimeoutError, C
 _task: asyncio.Task | None = None
 
 
+# How often the work kept apart from the games' sweep runs (see `register`).
+APART_INTERVAL = 0.5
+
+
 @dataclass
 class _Periodic:
     work: Callable[[], int | None]
     every: float
     before_settling: bool
+    apart: bool
     last: float = field(default=-math.inf)
 
 
 _periodic: list[_Periodic] = []
 
 
-def register(work: Callable[[], int | None], *, every: float, before_settling: bool = False) -> None:
+def register(
+    work: Callable[[], int | None], *, every: float, before_settling: bool = False, apart: bool = False
+) -> None:
     """Run `work` in the clock's sweeps, at most once every `every` seconds (apps register theirs from
     their AppConfig.ready). It returns how many games it changed (None: none counted). `before_settling`:
     ahead of the games' due turns (the sockets of dead processes, whose seats may owe their turn an
-    absence grace period); else after them."""
+    absence grace period); else after them. `apart`: in a loop of its own beside the games' (`sweep_apart`),
+    for work that waits on other servers (a push service, a mail server) and must never hold up an
+    auto-commit or a turn timer."""
     if not any(p.work is work for p in _periodic):
-        _periodic.append(_Periodic(work, every, before_settling))
+        _periodic.append(_Periodic(work, every, before_settling, apart))
 
 
 def sweep(*, force: bool = False) -> int:
@@ -93,10 +102,21 @@ def _sweep(force: bool) -> int:
 _last_expiry_sweep = -math.inf
 
 
-def _run_periodic(*, before_settling: bool, force: bool) -> int:
+def sweep_apart(*, force: bool = False) -> int:
+    """One pass of the work kept apart from the games' sweep (see `register`)."""
+    try:
+        if not connection.in_atomic_block:
+            close_old_connections()
+        return _run_periodic(before_settling=False, force=force, apart=True)
+    finally:
+        if not connection.in_atomic_block:
+            close_old_connections()
+
+
+def _run_periodic(*, before_settling: bool, force: bool, apart: bool = False) -> int:
     changed = 0
     for periodic in _periodic:
-        if periodic.before_settling != before_settling:
+        if periodic.apart != apart or (not apart and periodic.before_settling != before_settling):
             continue
         now = time.monotonic()
         if force or now - periodic.last > periodic.every:
@@ -189,9 +209,24 @@ async def run_clock(
         await _pause(pause, stop)
 
 
+async def run_clocks(
+    interval: float,
+    *,
+    thread_sensitive: bool,
+    stop: asyncio.Event | None = None,
+    on_sweep: Callable[[int], None] | None = None,
+) -> None:
+    """The games' clock (`run_clock` of `sweep`) and, beside it, the work kept apart (`sweep_apart`,
+    in threads of its own), until `stop` is set."""
+    await asyncio.gather(
+        run_clock(interval, thread_sensitive=thread_sensitive, stop=stop, on_sweep=on_sweep),
+        run_clock(APART_INTERVAL, thread_sensitive=False, stop=stop, sweep_fn=sweep_apart),
+    )
+
+
 async def _run(interval: float) -> None:
     # In a web process the sweeps stay off the thread that serves requests' database work.
-    await run_clock(interval, thread_sensitive=False)
+    await run_clocks(interval, thread_sensitive=False)
 
 
 def ensure_running() -> None:

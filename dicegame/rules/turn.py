@@ -5,3 +5,14 @@ from dicegame.rules.scoring import Box
 DICE = 5  # dice in a roll
 MAX_ROLLS = 3  # rolls in a turn: the first, and up to two rerolls
 ROUNDS = len(Box)  # a turn per box, for each seat
+
+# Correspondence games, played on each one's own time: the times a move may have (an hour to three
+# days), how many moves missed in a row forfeit the seat (the computer played them; as if the player had
+# left), how long a game may go with no person moving before it ends as it stands, and how many such games
+# one person may have at once.
+MOVE_TIME_CHOICES = (3600, 8 * 3600, 24 * 3600, 3 * 24 * 3600)
+MISSED_MOVES_FORFEIT = 3
+IDLE_END_SECONDS = 14 * 24 * 3600
+CORRESPONDENCE_GAMES_MAX = 50
+# A reminder goes when this share of a move's time is left.
+REMINDER_SHARE = 0.2

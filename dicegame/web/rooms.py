@@ -37,6 +37,8 @@ def room_new(request: HttpRequest) -> HttpResponse:
             seats=int_field(request, "seats"),
             turn_seconds=int_field(request, "turn_seconds", 60),
             rated=request.POST.get("rated") == "1",
+            # 0 (or none sent): a live game; else a correspondence game with that much time a move.
+            move_seconds=int_field(request, "move_seconds", 0),
         )
     except GameActionError as exc:
         return message_response(request, exc.message, status=exc.status)

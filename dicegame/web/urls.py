@@ -4,13 +4,21 @@ from django.urls import path
 
 from dicegame import converters  # noqa: F401  (registers the id and index path converters)
 from dicegame.web import local as local_views
+from dicegame.web import pwa, views
 from dicegame.web import rooms as room_views
-from dicegame.web import views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz/", views.healthz, name="healthz"),
     path("games/", views.history, name="history"),
+    # The games waiting for the person's move: the header's count and the home page's list, refreshed
+    # when the notice socket says they changed.
+    path("games/waiting/", views.waiting, name="waiting"),
+    # The installable app: its manifest, the service worker (at the root, so that it controls every
+    # page) and the page shown offline.
+    path("manifest.webmanifest", pwa.manifest, name="manifest"),
+    path("sw.js", pwa.service_worker, name="service_worker"),
+    path("offline/", pwa.offline, name="offline"),
     path("games/solo/", views.game_new_solo, name="new_solo"),
     path("games/computer/", views.game_new_vs_computer, name="new_vs_computer"),
     # Local games (pass and play) and linking a column to a friend.

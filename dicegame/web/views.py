@@ -22,10 +22,11 @@ from dicegame import events, play
 from dicegame.actors import Actor, actor_from_request
 from dicegame.errors import GameActionError
 from dicegame.http import game_url, int_field, message_response
-from dicegame.labels import box_label
+from dicegame.labels import box_label, move_time_label
 from dicegame.models import Game
 from dicegame.play import lobby, local, selectors
 from dicegame.rules.scoring import Box
+from dicegame.rules.turn import MOVE_TIME_CHOICES
 from dicegame.screen import moments
 from dicegame.screen import view as boards
 from dicegame.screen.state import CHANGE_REGIONS
@@ -39,7 +40,25 @@ STRENGTH_CHOICES = [("easy", _lazy("Easy")), ("medium", _lazy("Medium")), ("hard
 def home(request: HttpRequest) -> HttpResponse:
     actor = actor_from_request(request)
     recent = selectors.history_page(actor=actor, page=1).object_list[:5] if _has_identity(actor) else []
-    return render(request, "dicegame/home.html", {"recent": recent, "strength_choices": STRENGTH_CHOICES})
+    waiting = selectors.games_waiting_for(user_id=actor.user_id) if actor.user_id is not None else None
+    context = {
+        "recent": recent,
+        "strength_choices": STRENGTH_CHOICES,
+        "waiting": waiting,
+        "move_time_choices": [(seconds, move_time_label(seconds)) for seconds in MOVE_TIME_CHOICES],
+    }
+    return render(request, "dicegame/home.html", context)
+
+
+@require_GET
+def waiting(request: HttpRequest) -> HttpResponse:
+    """The header's count of the games waiting for the person's move, and the home page's list of them
+    (out of band: the page takes the regions it has), asked for by a page the notice socket pinged."""
+    if not request.user.is_authenticated:
+        return HttpResponse(status=204)
+    games = selectors.games_waiting_for(user_id=request.user.pk)
+    context = {"count": len(games), "waiting": games, "with_list": True, "oob": True}
+    return TemplateResponse(request, "dicegame/waiting.html#waiting-oob", context)
 
 
 def _has_identity(actor: Actor) -> bool:
@@ -122,6 +141,7 @@ def _render_game(
         "confirm_zero": confirm_zero,
         # The end of the game for the viewer: place, total, best before it.
         "result": moments.game_result(game=game, seat=board.my_seat) if game.is_finished else None,
+        "next_waiting": _next_waiting(game, board),
     }
     if not (request.htmx and not request.htmx.boosted) and not game.is_open:
         # The winning chances bar above the sheet (winprob): on the whole page only; pushes update it.
@@ -132,6 +152,20 @@ def _render_game(
             return HttpResponseClientRedirect(game_url(game_id, token))
         return TemplateResponse(request, f"{GAME_TEMPLATE}#board-update", context, status=status)
     return TemplateResponse(request, GAME_TEMPLATE, context, status=status)
+
+
+def _next_waiting(game: Game, board) -> selectors.Waiting | None:
+    """While a game against friends waits for someone else, the viewer's next game waiting for them."""
+    seat = board.my_seat
+    if (
+        game.kind != Game.Kind.FRIENDS
+        or not game.is_active
+        or seat is None
+        or board.my_turn
+        or not seat.user_id
+    ):
+        return None
+    return next((w for w in selectors.games_waiting_for(user_id=seat.user_id) if w.game.pk != game.pk), None)
 
 
 def _render_cancelled(

@@ -17,7 +17,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from dicegame.play.sweeper import drop_connection, run_clock, sweep
+from dicegame.play.sweeper import drop_connection, run_clocks, sweep, sweep_apart
 
 
 class Command(BaseCommand):
@@ -33,6 +33,7 @@ class Command(BaseCommand):
     def handle(self, *args, interval: float | None, once: bool, **options):
         if once:
             settled = sweep()
+            sweep_apart(force=True)
             self.stdout.write(f"{settled} overdue turn(s) settled")
             return
         if interval is None:
@@ -51,7 +52,7 @@ class Command(BaseCommand):
                 self.stdout.write(f"settled {settled} game(s)")
 
         try:
-            await run_clock(interval, thread_sensitive=True, stop=stop, on_sweep=report)
+            await run_clocks(interval, thread_sensitive=True, stop=stop, on_sweep=report)
         finally:
             # The sweeps' connection lives in their thread: close it there.
             await sync_to_async(drop_connection, thread_sensitive=True)()
