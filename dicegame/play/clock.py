@@ -37,7 +37,7 @@ def settle_locked(game: Game, *, hurry: bool = False) -> int:
     # What fell due before the closing time comes first, as the clock would have applied it then (a
     # clock that was down catches up in order); then the game ends as it stands. (A daily game: its day
     # is over and its seed is public now. A correspondence game: nobody has moved in it for too long.)
-    changes = _apply_due(game, closes_at, hurry=False)
+    changes = _apply_due(game, closes_at, hurry=False, in_order=True)
     if game.is_active:
         # Every person still at the table is marked as left at the closing time, as a resignation would.
         players = list(game.seats or game.players.order_by("seat"))
@@ -47,8 +47,11 @@ def settle_locked(game: Game, *, hurry: bool = False) -> int:
     return changes
 
 
-def _apply_due(game: Game, now, *, hurry: bool) -> int:
-    """The turns' due work up to `now`: the computer's moves, an overdue auto-commit, a time run out."""
+def _apply_due(game: Game, now, *, hurry: bool, in_order: bool = False) -> int:
+    """The turns' due work up to `now`: the computer's moves, an overdue auto-commit, a time run out.
+    `in_order`: each at the time it fell due, so the next turn's time runs from there (catching up to a
+    closing time); otherwise a time run out is applied as of `now`, and the next player gets their
+    whole time from when the clock applied it (a server that was down cost nobody their turn)."""
     changes = 0
     while game.is_active:
         turn = current_turn(game)
@@ -58,9 +61,10 @@ def _apply_due(game: Game, now, *, hurry: bool) -> int:
                 break
             _bot_step(game, turn, min(due, now))
         elif turn.auto_commit_at is not None and turn.auto_commit_at <= now:
-            write(game, turn, auto_commit_box(turn.player.sheet, tuple(turn.dice)), auto=True)
+            at = turn.auto_commit_at if in_order else None
+            write(game, turn, auto_commit_box(turn.player.sheet, tuple(turn.dice)), auto=True, at=at)
         elif turn.deadline_at is not None and turn.deadline_at <= now:
-            _time_out(game, turn, now)
+            _time_out(game, turn, turn.deadline_at if in_order else now)
         else:
             break
         changes += 1

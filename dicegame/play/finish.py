@@ -11,8 +11,9 @@ from dicegame import events
 from dicegame.models import Game, Player, Turn
 
 
-def finish(game: Game, players: list[Player]) -> None:
-    """Rank the seats and mark the game finished (the caller holds its row lock and saves it)."""
+def finish(game: Game, players: list[Player], *, at=None) -> None:
+    """Rank the seats and mark the game finished, now or `at` (the caller holds its row lock and saves
+    it)."""
     # Equal totals share a place: a seat's rank is one more than the number of better totals. A seat
     # whose person resigned or left (`left_at`) ranks after every seat that played on: it is a loss.
     stayed = [p for p in players if p.left_at is None]
@@ -24,17 +25,18 @@ def finish(game: Game, players: list[Player]) -> None:
             player.rank = 1 + len(stayed) + sum(1 for other in left if other.total > player.total)
         player.save(update_fields=["rank"])
     game.status = Game.Status.FINISHED
-    game.finished_at = timezone.now()
+    game.finished_at = at or timezone.now()
     events.publish(events.GameFinished(game, players))
 
 
 def end_as_it_stands(game: Game, players: list[Player], *, leaving: Iterable[Player], at) -> None:
     """End the game now: the boxes written keep their points, the rest stay empty (the turn in play
     was never written and is dropped), and the seats `leaving` are marked as left at `at` (shown as
-    resigned; they rank after the others)."""
+    resigned; they rank after the others). It finished at `at`: a clock that was down when a game's
+    closing time passed ends it as of that time."""
     for player in leaving:
         player.left_at = at
         player.save(update_fields=["left_at"])
     Turn.objects.filter(game=game, completed_at__isnull=True).delete()
     game.turn_in_play = None
-    finish(game, players)
+    finish(game, players, at=at)

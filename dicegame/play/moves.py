@@ -72,7 +72,8 @@ def choose(t: Turn, box: Box) -> None:
 
 
 def write(game: Game, t: Turn, box: Box, *, auto: bool, at=None) -> None:
-    """Score the turn in `box`, then start the next turn or finish the game."""
+    """Score the turn in `box` as of `at` (now unless the clock catches up), then start the next turn
+    or finish the game."""
     player = t.player
     sheet = player.sheet
     dice_values = tuple(t.dice)
@@ -86,7 +87,7 @@ def write(game: Game, t: Turn, box: Box, *, auto: bool, at=None) -> None:
     t.bonus = after.penta_bonus - sheet.penta_bonus
     t.auto_committed = auto
     t.auto_commit_at = None
-    t.completed_at = timezone.now()
+    t.completed_at = at or timezone.now()
     save_fields(
         t, ["box", "chosen_box", "points", "bonus", "auto_committed", "auto_commit_at", "completed_at"]
     )

@@ -13,7 +13,6 @@ from channels.db import database_sync_to_async
 from django.core.management import CommandError, call_command
 from django.db import IntegrityError, close_old_connections, connection, transaction
 from django.test import Client
-from django.utils import timezone
 
 from accounts.models import Profile
 from daily import selectors, services
@@ -26,6 +25,7 @@ from dicegame.play import sweeper as game_clock
 from dicegame.rules import dice
 from dicegame.strategy import Strategy, computer
 from dicegame.strategy.analysis import optimal_line
+from tests.support.clock import Clock
 from tests.support.factories import (
     PASSWORD,
     GameFactory,
@@ -44,17 +44,6 @@ UTC = dt.UTC
 NOON = dt.datetime(2026, 6, 10, 10, 0, tzinfo=UTC)  # 12:00 in Amsterdam, 2026-06-10
 DAY = dt.date(2026, 6, 10)
 DAY_END = dt.datetime(2026, 6, 10, 22, 0, tzinfo=UTC)  # Amsterdam midnight (summer time)
-
-
-class Clock:
-    """The server's clock, moved by the test: every `timezone.now()` of the code under test reads it."""
-
-    def __init__(self, monkeypatch, now: dt.datetime):
-        self.now = now
-        monkeypatch.setattr(timezone, "now", lambda: self.now)
-
-    def set(self, now: dt.datetime) -> None:
-        self.now = now
 
 
 @pytest.fixture

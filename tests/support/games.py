@@ -154,8 +154,9 @@ def race(n: int, action) -> list:
     return results
 
 
-def started_two_player_game(host, friend, turn_seconds=60):
-    game = rooms.room_create(actor=actor(host), seats=2, turn_seconds=turn_seconds)
+def started_two_player_game(host, friend, turn_seconds=60, move_seconds=0):
+    """A started game of host (to move) and friend; with `move_seconds`, by correspondence."""
+    game = rooms.room_create(actor=actor(host), seats=2, turn_seconds=turn_seconds, move_seconds=move_seconds)
     rooms.room_invite(game_id=game.pk, actor=actor(host), username=friend.username)
     rooms.room_accept_invitation(game_id=game.pk, actor=actor(friend))
     rooms.room_start(game_id=game.pk, actor=actor(host))
