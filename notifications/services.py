@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import email.policy
 import functools
 import logging
 import smtplib
@@ -200,38 +201,48 @@ def _send_turn(notification: Notification, now) -> int:
     opponents = [p.display_name for p in game.players.exclude(pk=seat.pk).order_by("seat")]
     if notification.attempts == 0:
         # On the site's other open pages (the live notice, in each page's language); once.
-        notices.notify_user(notification.user_id, partial(_site_notice, notification, turn, opponents))
-    errors = []
+        notices.notify_user(notification.user_id, partial(_site_notice, notification, turn, opponents, now))
+    errors, reached, gone = [], [], []
     delivered = set(notification.deliveries.values_list("subscription_id", flat=True))
     for device in PushSubscription.objects.filter(user_id=notification.user_id).exclude(pk__in=delivered):
         with translation.override(device.language):
-            payload = _push_payload(notification, turn, opponents)
+            payload = _push_payload(notification, turn, opponents, now)
         ttl = max(60, int((turn.deadline_at - now).total_seconds())) if turn.deadline_at else 24 * 3600
         outcome = push.send(device, payload, ttl=ttl)
         if outcome.gone:
-            device.delete()
+            gone.append(device.pk)
         elif outcome.delivered:
-            PushDelivery.objects.get_or_create(notification=notification, subscription=device)
-            PushSubscription.objects.filter(pk=device.pk).update(last_sent_at=now)
+            reached.append(device.pk)
         else:
             errors.append(outcome.error)
-    if errors:
-        _retry(notification, now, "; ".join(errors))
-        return 0
-    _done(notification, Notification.State.SENT, now)
-    return 1
+    # What the pushes did, written at once (one commit, not one per device). A sender that dies before
+    # it sends again when its claim lapses: the device shows one notification per game (its tag).
+    with transaction.atomic():
+        PushSubscription.objects.filter(pk__in=gone).delete()
+        PushDelivery.objects.bulk_create(
+            [PushDelivery(notification=notification, subscription_id=pk) for pk in reached],
+            ignore_conflicts=True,
+        )
+        PushSubscription.objects.filter(pk__in=reached).update(last_sent_at=now)
+        delivered.update(reached)
+        if errors:
+            _retry(notification, now, "; ".join(errors))
+            return 0
+        # Sent: pushed to a device. Without one (none, or every one gone) only the open pages were told.
+        _done(notification, Notification.State.SENT if delivered else Notification.State.SKIPPED, now)
+    return 1 if delivered else 0
 
 
 def _names(opponents: list[str]) -> str:
     return ", ".join(opponents)
 
 
-def _time_left(turn: Turn) -> str:
-    return timeuntil(turn.deadline_at, depth=1) if turn.deadline_at else ""
+def _time_left(turn: Turn, now) -> str:
+    return timeuntil(turn.deadline_at, now, depth=1) if turn.deadline_at else ""
 
 
-def _turn_text(notification: Notification, turn: Turn, opponents: list[str]) -> str:
-    values = {"names": _names(opponents), "left": _time_left(turn)}
+def _turn_text(notification: Notification, turn: Turn, opponents: list[str], now) -> str:
+    values = {"names": _names(opponents), "left": _time_left(turn, now)}
     if notification.kind == Notification.Kind.REMINDER:
         return _("Your move against %(names)s: only %(left)s left.") % values
     if turn.deadline_at is not None:
@@ -239,17 +250,17 @@ def _turn_text(notification: Notification, turn: Turn, opponents: list[str]) -> 
     return _("Your turn against %(names)s.") % values
 
 
-def _site_notice(notification: Notification, turn: Turn, opponents: list[str]) -> str:
+def _site_notice(notification: Notification, turn: Turn, opponents: list[str], now) -> str:
     url = reverse("dicegame:game", args=[notification.game_id])
-    return notices.notice_html(_turn_text(notification, turn, opponents), url, _("Play"))
+    return notices.notice_html(_turn_text(notification, turn, opponents, now), url, _("Play"))
 
 
-def _push_payload(notification: Notification, turn: Turn, opponents: list[str]) -> dict:
+def _push_payload(notification: Notification, turn: Turn, opponents: list[str], now) -> dict:
     return {
         "title": _("Penta: your turn")
         if notification.kind == Notification.Kind.YOUR_TURN
         else _("Penta: time"),
-        "body": _turn_text(notification, turn, opponents),
+        "body": _turn_text(notification, turn, opponents, now),
         "url": reverse("dicegame:game", args=[notification.game_id]),
         # One notification on the device per game: a newer one replaces it.
         "tag": f"game-{notification.game_id}",
@@ -269,7 +280,7 @@ def unsubscribe_url(user_id: int) -> str:
 
 
 def _send_mail(notification: Notification, now, compose) -> int:
-    message = compose(notification)
+    message = compose(notification, now)
     if message is None:
         _done(notification, Notification.State.SKIPPED, now)
         return 0
@@ -287,10 +298,19 @@ def _send_mail(notification: Notification, now, compose) -> int:
     return 1
 
 
+class _Mail(EmailMultiAlternatives):
+    """A mail whose header lines may run to RFC 5322's 998 characters: folded at 78 (the SMTP backend's
+    policy), the long unsubscribe link became RFC 2047 encoded-words, which List-Unsubscribe does not
+    allow (RFC 2369), and mail programs offered no unsubscribe."""
+
+    def message(self, *, policy=email.policy.default):
+        return super().message(policy=policy.clone(max_line_length=998))
+
+
 def _mail(subject: str, template: str, context: dict, to: str, user_id: int) -> EmailMultiAlternatives:
     unsubscribe = unsubscribe_url(user_id)
     context = {**context, "unsubscribe_url": unsubscribe}
-    message = EmailMultiAlternatives(
+    message = _Mail(
         subject=subject,
         body=render_to_string(f"notifications/email/{template}.txt", context),
         to=[to],
@@ -304,7 +324,7 @@ def _mail(subject: str, template: str, context: dict, to: str, user_id: int) -> 
     return message
 
 
-def _digest_mail(notification: Notification) -> EmailMultiAlternatives | None:
+def _digest_mail(notification: Notification, now) -> EmailMultiAlternatives | None:
     mail = MailSettings.objects.filter(user_id=notification.user_id).first()
     if mail is None or not mail.sends_digest:
         return None
@@ -315,7 +335,7 @@ def _digest_mail(notification: Notification) -> EmailMultiAlternatives | None:
         games = [
             {
                 "names": _names([p.display_name for p in w.opponents]),
-                "left": _time_left(w.turn),
+                "left": _time_left(w.turn, now),
                 "url": site_url(reverse("dicegame:game", args=[w.game.pk])),
             }
             for w in waiting
@@ -328,7 +348,7 @@ def _digest_mail(notification: Notification) -> EmailMultiAlternatives | None:
         )
 
 
-def _confirmation_mail(notification: Notification) -> EmailMultiAlternatives | None:
+def _confirmation_mail(notification: Notification, now) -> EmailMultiAlternatives | None:
     mail = MailSettings.objects.filter(user_id=notification.user_id).first()
     if mail is None or mail.address != notification.address or mail.confirmed_at is not None:
         return None  # changed or confirmed meanwhile
@@ -363,13 +383,13 @@ def queue_digests(now=None) -> int:
 # -- a person's devices and address ----------------------------------------------------------------------
 
 
-def _key_bytes(value: str, size: int, what: str) -> None:
+def _key_bytes(value: str, size: int, refusal: str) -> None:
     try:
         raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
     except (binascii.Error, ValueError):
         raw = b""
     if len(raw) != size:
-        raise GameActionError(_("This device's %(what)s is not valid.") % {"what": what}, status=400)
+        raise GameActionError(refusal, status=400)
 
 
 def push_subscribe(
@@ -383,8 +403,8 @@ def push_subscribe(
         parts.scheme == "https" or (settings.PENTA_PUSH_ALLOW_LOOPBACK and loopback)
     ):
         raise GameActionError(_("This device's push address is not valid."), status=400)
-    _key_bytes(p256dh, 65, "key")
-    _key_bytes(auth, 16, "secret")
+    _key_bytes(p256dh, 65, _("This device's key is not valid."))
+    _key_bytes(auth, 16, _("This device's secret is not valid."))
     with transaction.atomic():
         list(get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk"))
         existing = PushSubscription.objects.filter(endpoint=endpoint).first()
