@@ -74,6 +74,12 @@ def subscribe[Event](event_type: type[Event], handler: Callable[[Event], None]) 
         _subscribers[event_type].append(handler)
 
 
+def unsubscribe[Event](event_type: type[Event], handler: Callable[[Event], None]) -> None:
+    """Stop calling `handler` (a benchmark measures play without one of its listeners)."""
+    if handler in _subscribers[event_type]:
+        _subscribers[event_type].remove(handler)
+
+
 def publish(event: object) -> None:
     for handler in _subscribers.get(type(event), ()):
         handler(event)
