@@ -4,6 +4,7 @@ aes128gcm, signed with the server's VAPID key)."""
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -12,6 +13,8 @@ from requests import RequestException
 
 from notifications.models import PushSubscription
 from notifications.vapid import vapid
+
+logger = logging.getLogger(__name__)
 
 # The push service answers these for a subscription that no longer exists: it is removed.
 GONE = (404, 410)
@@ -50,4 +53,10 @@ def send(subscription: PushSubscription, payload: dict, *, ttl: int) -> Outcome:
         return Outcome(error=f"push service answered {status}: {str(exc)[:200]}")
     except (RequestException, OSError) as exc:  # unreachable, timed out, refused
         return Outcome(error=f"push service unreachable: {type(exc).__name__}: {str(exc)[:200]}")
+    except ValueError as exc:  # nothing can be encrypted to this device's keys: it is of no use
+        logger.warning("device %s dropped: its keys cannot be used (%s)", subscription.pk, exc)
+        return Outcome(gone=True)
+    except Exception as exc:  # one device's failure must not cost the person's other devices theirs
+        logger.exception("push to device %s failed", subscription.pk)
+        return Outcome(error=f"push failed: {type(exc).__name__}: {str(exc)[:200]}")
     return Outcome(delivered=True)

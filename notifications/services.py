@@ -14,6 +14,7 @@ from datetime import timedelta
 from functools import partial
 from urllib.parse import urlsplit
 
+from cryptography.hazmat.primitives.asymmetric import ec
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import signing
@@ -113,9 +114,13 @@ def _people(game: Game, players: list[Player] | None = None) -> list[int]:
 
 def ping_waiting_lists(user_ids: list[int]) -> None:
     """Their open pages refresh the games waiting for them (after the commit, through the courier)."""
-    courier.dispatch(
-        [("group", notices.user_group(uid), {"type": "notify", "html": waiting_ping()}) for uid in user_ids]
-    )
+    messages = [
+        ("group", notices.user_group(uid), {"type": "notify", "html": waiting_ping()}) for uid in user_ids
+    ]
+    try:
+        courier.dispatch(messages)
+    except Exception:  # the move is saved; a page that missed the ping refreshes its list when next loaded
+        logger.exception("could not ping the waiting lists of users %s", user_ids)
 
 
 # -- the sweep: sending what is due --------------------------------------------------------------------
@@ -383,13 +388,23 @@ def queue_digests(now=None) -> int:
 # -- a person's devices and address ----------------------------------------------------------------------
 
 
-def _key_bytes(value: str, size: int, refusal: str) -> None:
+def _key_bytes(value: str, size: int, refusal: str) -> bytes:
     try:
         raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
     except (binascii.Error, ValueError):
         raw = b""
     if len(raw) != size:
         raise GameActionError(refusal, status=400)
+    return raw
+
+
+def _check_device_key(p256dh: str) -> None:
+    """The browser's key is a point of P-256: nothing could ever be encrypted to anything else."""
+    refusal = _("This device's key is not valid.")
+    try:
+        ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), _key_bytes(p256dh, 65, refusal))
+    except ValueError:
+        raise GameActionError(refusal, status=400) from None
 
 
 def push_subscribe(
@@ -403,7 +418,7 @@ def push_subscribe(
         parts.scheme == "https" or (settings.PENTA_PUSH_ALLOW_LOOPBACK and loopback)
     ):
         raise GameActionError(_("This device's push address is not valid."), status=400)
-    _key_bytes(p256dh, 65, _("This device's key is not valid."))
+    _check_device_key(p256dh)
     _key_bytes(auth, 16, _("This device's secret is not valid."))
     with transaction.atomic():
         list(get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk"))
@@ -440,7 +455,9 @@ def mail_address_set(*, user, address: str, digest: bool, language: str) -> Mail
     list(get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk"))
     mail, _created = MailSettings.objects.get_or_create(user=user)
     changed = address != mail.address
-    if changed and address:
+    # A new address, or the same one still unconfirmed saved again (the last link lost): a link goes.
+    confirm = bool(address) and (changed or mail.confirmed_at is None)
+    if confirm:
         recent = Notification.objects.filter(
             user=user, kind=Notification.Kind.CONFIRM, created_at__gte=timezone.now() - timedelta(days=1)
         ).count()
@@ -453,7 +470,7 @@ def mail_address_set(*, user, address: str, digest: bool, language: str) -> Mail
     if changed:
         mail.confirmed_at = None
     mail.save()
-    if changed and address:
+    if confirm:
         Notification.objects.create(
             user=user, kind=Notification.Kind.CONFIRM, address=address, due_at=timezone.now()
         )

@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from dicegame.errors import GameActionError
 from dicegame.http import message_response
 from notifications import selectors, services
+from notifications.devices import device_name
 from notifications.vapid import application_server_key
 
 PREFERENCES_TEMPLATE = "notifications/preferences.html"
@@ -27,11 +28,14 @@ MAX_BODY_BYTES = 4096
 
 
 def _preferences(
-    request: HttpRequest, *, error: str = "", status: int = 200, saved: str = ""
+    request: HttpRequest, *, error: str = "", status: int = 200, saved: str = "", typed: dict | None = None
 ) -> HttpResponse:
+    """The settings page; `typed`: a refused form's fields, shown again as they were typed."""
+    mail = selectors.mail_of(user_id=request.user.pk)
     context = {
         "devices": selectors.devices_of(user_id=request.user.pk),
-        "mail": selectors.mail_of(user_id=request.user.pk),
+        "mail": mail,
+        "form": typed or {"address": mail.address if mail else "", "digest": bool(mail and mail.digest)},
         "vapid_key": application_server_key(),
         "error": error,
         "saved": saved,
@@ -58,7 +62,7 @@ def device_add(request: HttpRequest) -> HttpResponse:
         endpoint, p256dh, auth = str(data["endpoint"]), str(keys["p256dh"]), str(keys["auth"])
     except (ValueError, KeyError, TypeError, AttributeError):
         return JsonResponse({"error": _("The request was malformed: reload the page.")}, status=400)
-    label = request.headers.get("User-Agent", "")[:200]
+    label = device_name(request.headers.get("User-Agent", ""))
     try:
         device = services.push_subscribe(
             user=request.user,
@@ -90,19 +94,22 @@ def device_remove(request: HttpRequest, device_id: int) -> HttpResponse:
 def mail_set(request: HttpRequest) -> HttpResponse:
     address = request.POST.get("address", "").strip()
     digest = request.POST.get("digest") == "1"
+    typed = {"address": address, "digest": digest}
     if address:
         try:
             validate_email(address)
         except ValidationError:
-            return _preferences(request, error=_("That is not an e-mail address."), status=400)
+            return _preferences(request, error=_("That is not an e-mail address."), status=400, typed=typed)
     if digest and not address:
-        return _preferences(request, error=_("The digest needs an address to go to."), status=400)
+        return _preferences(
+            request, error=_("The digest needs an address to go to."), status=400, typed=typed
+        )
     try:
         mail = services.mail_address_set(
             user=request.user, address=address, digest=digest, language=get_language()
         )
     except GameActionError as exc:
-        return _preferences(request, error=exc.message, status=exc.status)
+        return _preferences(request, error=exc.message, status=exc.status, typed=typed)
     saved = (
         _("Saved. A confirmation link is on its way to %(address)s.") % {"address": mail.address}
         if mail.address and mail.confirmed_at is None

@@ -28,8 +28,15 @@
       return;
     }
     button.disabled = true;
+    // A refusal of the page's own (or the server's) says so in the page's words; the browser's own
+    // errors are in its language and technical, so they get the page's sentence for their kind.
+    function refusal(text) {
+      const error = new Error(text);
+      error.ours = true;
+      return error;
+    }
     Notification.requestPermission().then(function (permission) {
-      if (permission !== "granted") throw new Error(button.dataset.denied);
+      if (permission !== "granted") throw refusal(button.dataset.denied);
       return ready;
     }).then(function (registration) {
       return registration.pushManager.subscribe({
@@ -45,12 +52,15 @@
       });
     }).then(function (response) {
       return response.json().then(function (body) {
-        if (!response.ok) throw new Error(body.error || button.dataset.failed);
+        if (!response.ok) throw refusal(body.error || button.dataset.failed);
         say(button, button.dataset.done, false);
         window.setTimeout(function () { window.location.reload(); }, 600);
       });
     }).catch(function (error) {
-      say(button, error.message || button.dataset.failed, true);
+      let text = button.dataset.failed;
+      if (error && error.ours) text = error.message;
+      else if (error && error.name === "NotAllowedError") text = button.dataset.denied;
+      say(button, text, true);
       button.disabled = false;
     });
   });

@@ -145,3 +145,21 @@ def test_a_link_that_was_not_signed_by_us_is_refused(name):
     response = Client().post(reverse(f"notifications:{name}", args=["forged.token"]))
     assert response.status_code == 400
     assert "not valid" in response.content.decode()
+
+
+def test_the_device_is_named_by_its_browser(host):
+    browser = BrowserSubscription("https://push.example/1")
+    agent = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
+    post_device(client_for(host), browser.as_json(), **{"User-Agent": agent})
+    assert PushSubscription.objects.get().label == "Firefox, Linux"
+    assert "Firefox, Linux" in client_for(host).get(PREFERENCES).content.decode()
+
+
+def test_a_refused_address_is_shown_as_typed_and_the_saved_one_stays(host):
+    client = client_for(host)
+    client.post(MAIL, {"address": "ann@example.com", "digest": "1"})
+    response = client.post(MAIL, {"address": "ann@example"})
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert 'value="ann@example"' in page and "checked" not in page.split('name="digest"')[1].split(">")[0]
+    assert MailSettings.objects.get().address == "ann@example.com"
