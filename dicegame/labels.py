@@ -61,14 +61,10 @@ def move_time_label(seconds: int | None) -> str:
     return _("%(n)d hours") % {"n": round((seconds or 0) / 3600)}
 
 
-def correspondence_rule(move_seconds: int | None) -> str:
-    """The rule of a correspondence game in plain words, shown wherever one is offered or played."""
+def correspondence_rule() -> str:
+    """The rule of correspondence games in plain words, shown wherever one is offered or played."""
     return _(
-        "Correspondence: %(time)s a move, on your own time. A move not made in time is played by the "
+        "By correspondence each plays on their own time: a move not made in time is played by the "
         "computer, and %(missed)d missed in a row forfeit the seat, as leaving does. A game nobody moves "
         "in for %(days)d days ends as it stands."
-    ) % {
-        "time": move_time_label(move_seconds),
-        "missed": MISSED_MOVES_FORFEIT,
-        "days": IDLE_END_SECONDS // (24 * 3600),
-    }
+    ) % {"missed": MISSED_MOVES_FORFEIT, "days": IDLE_END_SECONDS // (24 * 3600)}

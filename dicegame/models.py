@@ -145,7 +145,7 @@ class Game(models.Model):
 
     @property
     def pace_rule(self) -> str:
-        return correspondence_rule(self.move_seconds) if self.is_correspondence else ""
+        return correspondence_rule() if self.is_correspondence else ""
 
     @property
     def seed_secret_until(self):

@@ -22,7 +22,7 @@ from dicegame import events, play
 from dicegame.actors import Actor, actor_from_request
 from dicegame.errors import GameActionError
 from dicegame.http import game_url, int_field, message_response
-from dicegame.labels import box_label, move_time_label
+from dicegame.labels import box_label, correspondence_rule, move_time_label
 from dicegame.models import Game
 from dicegame.play import lobby, local, selectors
 from dicegame.rules.scoring import Box
@@ -46,6 +46,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "strength_choices": STRENGTH_CHOICES,
         "waiting": waiting,
         "move_time_choices": [(seconds, move_time_label(seconds)) for seconds in MOVE_TIME_CHOICES],
+        "correspondence_rule": correspondence_rule(),
     }
     return render(request, "dicegame/home.html", context)
 

@@ -38,9 +38,10 @@ def correspondence_game(host, friend, move_seconds=DAY) -> Game:
     return started_two_player_game(host, friend, turn_seconds=0, move_seconds=move_seconds)
 
 
-def move(game, user, box=Box.CHANCE) -> None:
-    roll(game, actor(user))
-    place(game, actor(user), box)
+def move(game, user, box=None) -> None:
+    """The user's move: a roll, written in `box` (the first box still open when not given)."""
+    turn = roll(game, actor(user))
+    place(game, actor(user), box or next(b for b in Box if b not in turn.player.sheet.boxes))
 
 
 @pytest.mark.django_db
@@ -141,7 +142,7 @@ class TestMoveTime:
             clock.advance(hours=1, seconds=1)
             play.games_settle_overdue()
             move(game, friend, box)
-        move(game, host, Box.FIVES)
+        move(game, host)
         assert game.players.get(user=host).missed_turns == 0
         move(game, friend, Box.FIVES)
         clock.advance(hours=1, seconds=1)
