@@ -113,20 +113,13 @@ def sending(games: int) -> dict:
     from notifications import services
     from notifications.models import Notification
     from tests.support.games import started_two_player_game
+    from tests.support.notifications import subscribe
     from tests.support.push_service import BrowserSubscription, PushService
 
     with PushService() as push_service:
         users = people(2 * games, "send")
         for i, (host, friend) in enumerate(zip(users[::2], users[1::2], strict=True)):
-            browser = BrowserSubscription(push_service.endpoint(f"device-{i}"))
-            services.push_subscribe(
-                user=host,
-                endpoint=browser.endpoint,
-                p256dh=browser.p256dh,
-                auth=browser.auth,
-                label="",
-                language="en",
-            )
+            subscribe(host, BrowserSubscription(push_service.endpoint(f"device-{i}")))
             started_two_player_game(host, friend, turn_seconds=0, move_seconds=86400)
         due = Notification.objects.filter(kind=Notification.Kind.YOUR_TURN, state="pending").count()
         per_notification, bare = [], []

@@ -2,7 +2,6 @@
 server inside the test, and their links are followed with the test client as the reader (or their mail
 program) would."""
 
-import re
 from datetime import timedelta
 
 import pytest
@@ -16,42 +15,20 @@ from dicegame.rules import days
 from notifications import services
 from notifications.models import MailSettings, Notification
 from tests.support.games import started_two_player_game
+from tests.support.notifications import (
+    ADDRESS,
+    confirmed_mail,
+    csrf_token_of,
+    link_in,
+    site_path,
+    token_of,
+)
 from tests.support.servers import free_port
-from tests.support.smtp import mailers_for, smtp_server
+from tests.support.smtp import mailers_for
 
 pytestmark = pytest.mark.django_db
 
 DAY = 24 * 3600
-ADDRESS = "ann@example.com"
-
-
-@pytest.fixture
-def smtp(settings):
-    # The test environment put locmem in MAILERS when it started: this test's mail goes out for real.
-    with smtp_server() as server:
-        settings.MAILERS = mailers_for(server.port)
-        yield server
-
-
-def site_path(url: str) -> str:
-    """The path of one of the site's absolute links (the test client is the site's own host)."""
-    site = settings.PENTA_SITE_URL.rstrip("/")
-    assert url.startswith(site + "/"), url
-    return url.removeprefix(site)
-
-
-def link_in(text: str, name: str) -> str:
-    return re.search(rf"{re.escape(settings.PENTA_SITE_URL.rstrip('/'))}/\S*/{name}/\S+/", text).group(0)
-
-
-def csrf_token_of(page: str) -> str:
-    return re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
-
-
-def confirmed_mail(user) -> MailSettings:
-    return MailSettings.objects.create(
-        user=user, address=ADDRESS, digest=True, language="en", confirmed_at=timezone.now()
-    )
 
 
 def waiting_game(host, friend, *, waited: timedelta):
@@ -62,6 +39,20 @@ def waiting_game(host, friend, *, waited: timedelta):
         started_at=turn.started_at - waited, deadline_at=turn.deadline_at - waited
     )
     return game
+
+
+def a_confirmation_left_for_a_later_try(host) -> Notification:
+    """The address set and a sweep that could not send its confirmation: it waits for the next try."""
+    services.mail_address_set(user=host, address=ADDRESS, digest=True, language="en")
+    now = timezone.now()
+
+    assert services.send_due(now=now) == 0
+
+    notification = Notification.objects.get(user=host, kind=Notification.Kind.CONFIRM)
+    assert notification.state == Notification.State.PENDING
+    assert notification.attempts == 1
+    assert notification.due_at > now
+    return notification
 
 
 def test_the_confirmation_mail_links_to_a_page_whose_button_confirms_the_address(smtp, host):
@@ -88,7 +79,7 @@ def test_the_confirmation_mail_links_to_a_page_whose_button_confirms_the_address
     assert b'data-action="confirm"' in page.content
     assert MailSettings.objects.get(user=host).confirmed_at is None
 
-    token = path.rstrip("/").rsplit("/", 1)[1]
+    token = token_of(path)
     tampered = token[:-1] + ("A" if token[-1] != "A" else "B")
     refused = reader.post(
         reverse("notifications:confirm", args=[tampered]), {"csrfmiddlewaretoken": csrf_token_of(page.text)}
@@ -206,15 +197,9 @@ def test_an_address_the_mail_server_refuses_is_not_tried_again(smtp, host):
 
 def test_a_busy_mail_server_gets_the_mail_on_the_next_try(smtp, host):
     smtp.keeper.busy = 1
-    services.mail_address_set(user=host, address=ADDRESS, digest=True, language="en")
-    now = timezone.now()
 
-    assert services.send_due(now=now) == 0
+    notification = a_confirmation_left_for_a_later_try(host)
 
-    notification = Notification.objects.get(user=host, kind=Notification.Kind.CONFIRM)
-    assert notification.state == Notification.State.PENDING
-    assert notification.attempts == 1
-    assert notification.due_at > now
     assert smtp.mails == []
 
     assert services.send_due(now=notification.due_at) == 1
@@ -227,14 +212,8 @@ def test_a_busy_mail_server_gets_the_mail_on_the_next_try(smtp, host):
 
 def test_a_mail_server_that_is_down_leaves_the_mail_for_a_later_try(settings, host):
     settings.MAILERS = mailers_for(free_port())  # nothing listens there
-    services.mail_address_set(user=host, address=ADDRESS, digest=True, language="en")
-    now = timezone.now()
 
-    assert services.send_due(now=now) == 0
+    notification = a_confirmation_left_for_a_later_try(host)
 
-    notification = Notification.objects.get(user=host, kind=Notification.Kind.CONFIRM)
-    assert notification.state == Notification.State.PENDING
-    assert notification.attempts == 1
-    assert notification.due_at > now
     assert notification.claimed_until is None
     assert notification.error

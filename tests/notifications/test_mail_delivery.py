@@ -7,12 +7,10 @@ Django's SMTP backend to an aiosmtpd server in the test."""
 from __future__ import annotations
 
 import datetime as dt
-import re
 import time
 from zoneinfo import ZoneInfo
 
 import pytest
-from aiosmtpd.controller import Controller
 from django.core import signing
 from django.test import Client
 from django.urls import reverse
@@ -20,19 +18,23 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext, ngettext
 
 from dicegame import play
-from dicegame.rules.scoring import Box
 from notifications import services
 from notifications.models import MailSettings, Notification
 from tests.support.clock import Clock
 from tests.support.factories import UserFactory, actor, befriend, client_for
-from tests.support.games import place, roll, started_two_player_game
-from tests.support.servers import free_port
-from tests.support.smtp import MailKeeper, mailers_for
+from tests.support.games import play_turn, started_two_player_game
+from tests.support.notifications import (
+    ADDRESS,
+    SITE,
+    confirmed_mail,
+    csrf_token_of,
+    link_in,
+    site_path,
+    token_of,
+)
 
 pytestmark = pytest.mark.django_db
 
-SITE = "https://penta.example"
-ADDRESS = "hana@example.com"
 DAY = 24 * 3600
 AMSTERDAM = ZoneInfo("Europe/Amsterdam")
 CONFIRM, DIGEST = Notification.Kind.CONFIRM, Notification.Kind.DIGEST
@@ -44,78 +46,13 @@ PENDING, SENT, SKIPPED, FAILED = (
 )
 
 
-class StoppableSmtp:
-    """aiosmtpd on a port of its own that can be stopped (refused connections) and started again."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.keeper = MailKeeper()
-        self.controller: Controller | None = None
-
-    @property
-    def mails(self):
-        return self.keeper.mails
-
-    def start(self) -> None:
-        self.controller = Controller(self.keeper, hostname="127.0.0.1", port=self.port)
-        self.controller.start()
-
-    def stop(self) -> None:
-        if self.controller is not None:
-            self.controller.stop()
-            self.controller = None
-
-
-@pytest.fixture
-def smtp(settings):
-    server = StoppableSmtp()
-    server.start()
-    # The test environment put locmem in MAILERS: this test's mail goes out through the SMTP backend.
-    settings.MAILERS = mailers_for(server.port)
-    settings.PENTA_SITE_URL = SITE + "/"  # the links are absolute, and have no double slash
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 @pytest.fixture
 def clock(monkeypatch):
     return Clock(monkeypatch, timezone.now().replace(microsecond=0))
 
 
-def link(text: str, name: str) -> str:
-    """The one absolute link to `name` (confirm, unsubscribe) in a mail's text."""
-    [url] = set(re.findall(rf"{re.escape(SITE)}/notifications/[a-z/]*{name}/[^/\s\"<>]+/", text))
-    return url
-
-
-def path(url: str) -> str:
-    assert url.startswith(SITE + "/"), url
-    return url.removeprefix(SITE)
-
-
-def token_of(url: str) -> str:
-    return url.rstrip("/").rsplit("/", 1)[1]
-
-
-def csrf_token_of(html: str) -> str:
-    return re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html).group(1)
-
-
 def ask_for(user, address: str = ADDRESS, language: str = "en") -> None:
     services.mail_address_set(user=user, address=address, digest=True, language=language)
-
-
-def confirmed(user, *, language: str = "en", digest: bool = True) -> MailSettings:
-    return MailSettings.objects.create(
-        user=user, address=ADDRESS, digest=digest, language=language, confirmed_at=timezone.now()
-    )
-
-
-def play_turn(game, user) -> None:
-    roll(game, actor(user))
-    place(game, actor(user), Box.CHANCE)
 
 
 def digests() -> list[Notification]:
@@ -158,24 +95,24 @@ def test_an_address_set_on_the_page_is_confirmed_by_a_mail_in_the_persons_langua
     assert subject != "Penta: confirm your address"  # locale/nl has it
     assert message["Subject"] == subject
     assert sent.text.startswith(hello) and hello in sent.html
-    confirm = link(sent.text, "confirm")
+    confirm = link_in(sent.text, "confirm")
     assert f'href="{confirm}"' in sent.html
 
     # The reader's browser, not logged in: the page's button confirms.
     reader = Client(enforce_csrf_checks=True)
-    page = reader.get(path(confirm)).content.decode()
+    page = reader.get(site_path(confirm)).content.decode()
     assert MailSettings.objects.get(user=host).confirmed_at is None
-    assert reader.post(path(confirm), {"csrfmiddlewaretoken": csrf_token_of(page)}).status_code == 200
+    assert reader.post(site_path(confirm), {"csrfmiddlewaretoken": csrf_token_of(page)}).status_code == 200
     assert MailSettings.objects.get(user=host).sends_digest
 
 
 def test_the_link_for_an_address_no_longer_in_use_confirms_nothing(smtp, host):
     ask_for(host, "old@example.com")
     services.send_due()
-    old = path(link(smtp.mails[-1].text, "confirm"))
+    old = site_path(link_in(smtp.mails[-1].text, "confirm"))
     ask_for(host, ADDRESS)
     services.send_due()
-    new = path(link(smtp.mails[-1].text, "confirm"))
+    new = site_path(link_in(smtp.mails[-1].text, "confirm"))
     assert smtp.mails[-1].rcpt_tos == [ADDRESS]
 
     response = Client().post(old)
@@ -200,7 +137,7 @@ def test_a_confirmation_for_an_address_changed_before_the_sweep_is_not_sent(smtp
 def test_a_link_past_its_three_days_or_signed_for_something_else_confirms_nothing(smtp, host):
     ask_for(host)
     services.send_due()
-    url = link(smtp.mails[0].text, "confirm")
+    url = link_in(smtp.mails[0].text, "confirm")
     value = signing.loads(token_of(url), salt=services.CONFIRM_SALT)
 
     class FourDaysAgo(signing.TimestampSigner):
@@ -208,13 +145,13 @@ def test_a_link_past_its_three_days_or_signed_for_something_else_confirms_nothin
             return signing.b62_encode(int(time.time()) - 4 * DAY)
 
     expired = FourDaysAgo(salt=services.CONFIRM_SALT).sign_object(value)
-    unsubscribe = token_of(link(smtp.mails[0].message["List-Unsubscribe"], "unsubscribe"))
+    unsubscribe = token_of(link_in(smtp.mails[0].message["List-Unsubscribe"], "unsubscribe"))
     for bad in (expired, unsubscribe, signing.dumps(value, salt="another.salt")):
         assert Client().post(reverse("notifications:confirm", args=[bad])).status_code == 400, bad
     # A confirmation link is no unsubscribe link either.
     assert Client().post(reverse("notifications:unsubscribe", args=[token_of(url)])).status_code == 400
     assert MailSettings.objects.get(user=host).confirmed_at is None
-    assert Client().post(path(url)).status_code == 200  # the genuine one works
+    assert Client().post(site_path(url)).status_code == 200  # the genuine one works
 
 
 def test_the_confirmations_refused_today_are_allowed_the_next_day(smtp, host, clock):
@@ -269,7 +206,7 @@ def waiting(host, friend, clock):
 
 
 def test_the_digest_lists_every_waiting_game(smtp, host, waiting, clock):
-    confirmed(host)
+    confirmed_mail(host)
 
     services.queue_digests(clock.advance(hours=3))
     services.send_due(clock.now)
@@ -285,7 +222,7 @@ def test_the_digest_lists_every_waiting_game(smtp, host, waiting, clock):
 
 
 def test_the_digest_is_in_the_persons_language(smtp, host, waiting, clock):
-    confirmed(host, language="nl")
+    confirmed_mail(host, language="nl")
 
     services.queue_digests(clock.advance(hours=3))
     services.send_due(clock.now)
@@ -302,7 +239,7 @@ def test_the_digest_is_in_the_persons_language(smtp, host, waiting, clock):
 
 
 def test_the_digests_day_is_the_day_in_amsterdam(smtp, host, friend, clock):
-    confirmed(host)
+    confirmed_mail(host)
     evening = next_amsterdam(23, 30).astimezone(dt.UTC)  # the sweep's clock is in UTC
     clock.set(evening - dt.timedelta(hours=2))
     started_two_player_game(host, friend, turn_seconds=0, move_seconds=DAY)
@@ -323,7 +260,7 @@ def test_the_digests_day_is_the_day_in_amsterdam(smtp, host, friend, clock):
 def test_no_digest_without_a_game_against_friends_waiting_for_a_person_who_wants_it(
     smtp, host, friend, clock, why
 ):
-    confirmed(host, digest=why != "digest off")
+    confirmed_mail(host, digest=why != "digest off")
     if why == "against the computer":
         play.game_create_vs_computer(actor=actor(host), strengths=["easy"])
     else:
@@ -340,7 +277,7 @@ def test_no_digest_without_a_game_against_friends_waiting_for_a_person_who_wants
 
 @pytest.mark.parametrize("meanwhile", ["unsubscribed", "moved in every game"])
 def test_a_digest_queued_but_no_longer_wanted_is_not_sent(smtp, host, waiting, clock, meanwhile):
-    confirmed(host)
+    confirmed_mail(host)
     services.queue_digests(clock.advance(hours=3))
     if meanwhile == "unsubscribed":
         MailSettings.objects.filter(user=host).update(digest=False)

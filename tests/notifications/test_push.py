@@ -2,23 +2,20 @@
 the server's VAPID key and POSTed to a push service on this machine, which the test reads back as the
 browser and the push service would (decrypting the body, checking the JWT's signature)."""
 
-import json
-import re
 import time
 from datetime import timedelta
 
 import pytest
 from django.conf import settings
-from django.urls import reverse
 from django.utils import timezone
 
 from dicegame.models import Player
-from dicegame.rules.scoring import Box
 from notifications import services
 from notifications.models import Notification, PushDelivery, PushSubscription
 from notifications.vapid import application_server_key
-from tests.support.factories import actor, client_for
-from tests.support.games import open_turn, place, roll, started_two_player_game
+from tests.support.factories import client_for
+from tests.support.games import open_turn, play_turn, started_two_player_game
+from tests.support.notifications import add_device_from_page, subscribe, your_turn
 from tests.support.push_service import BrowserSubscription, verify_vapid
 
 pytestmark = pytest.mark.django_db
@@ -31,15 +28,6 @@ def correspondence_game(host, friend):
     return started_two_player_game(host, friend, turn_seconds=0, move_seconds=DAY)
 
 
-def subscribe(user, browser: BrowserSubscription) -> PushSubscription:
-    keys = {"endpoint": browser.endpoint, "p256dh": browser.p256dh, "auth": browser.auth}
-    return services.push_subscribe(user=user, **keys, label="", language="en")
-
-
-def your_turn(user, game) -> Notification:
-    return Notification.objects.get(user=user, game=game, kind=Notification.Kind.YOUR_TURN)
-
-
 def delivered_to(notification: Notification) -> set[int]:
     return set(PushDelivery.objects.filter(notification=notification).values_list("subscription", flat=True))
 
@@ -47,15 +35,7 @@ def delivered_to(notification: Notification) -> set[int]:
 def test_a_turn_is_pushed_once_encrypted_to_the_device_and_signed_by_the_server(push_service, host, friend):
     browser = BrowserSubscription(push_service.endpoint("hana-phone"))
     # As the preferences page's script does: the page's CSRF token, the subscription as JSON.
-    client = client_for(host, enforce_csrf_checks=True)
-    page = client.get(reverse("notifications:preferences")).content.decode()
-    csrf = re.search(r'data-csrf="([^"]+)"', page).group(1)
-    response = client.post(
-        reverse("notifications:device_add"),
-        data=json.dumps(browser.as_json()),
-        content_type="application/json",
-        headers={"X-CSRFToken": csrf},
-    )
+    response = add_device_from_page(client_for(host, enforce_csrf_checks=True), browser)
     assert response.status_code == 201, response.content
     device = PushSubscription.objects.get(endpoint=browser.endpoint)
     assert device.user == host
@@ -110,8 +90,7 @@ def test_the_turn_passed_on_is_pushed_to_the_friend_and_the_played_one_to_nobody
     subscribe(host, hana)
     subscribe(friend, femke)
     game = correspondence_game(host, friend)
-    roll(game, actor(host))
-    place(game, actor(host), Box.CHANCE)
+    play_turn(game, host)
 
     assert services.send_due() == 1
 

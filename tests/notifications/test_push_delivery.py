@@ -22,13 +22,13 @@ from http_ece import ECEException
 
 from dicegame.models import Player
 from dicegame.play import rooms
-from dicegame.rules.scoring import Box
 from dicegame.rules.turn import REMINDER_SHARE
 from notifications import services
 from notifications.models import Notification, PushDelivery, PushSubscription
 from notifications.vapid import application_server_key
 from tests.support.factories import actor, client_for
-from tests.support.games import open_turn, place, roll, started_two_player_game
+from tests.support.games import open_turn, play_turn, started_two_player_game
+from tests.support.notifications import add_device_from_page, subscribe, your_turn
 from tests.support.push_service import BrowserSubscription, b64url_encode, verify_vapid
 from tests.support.servers import free_port
 from tests.support.sockets import connect
@@ -38,20 +38,6 @@ pytestmark = pytest.mark.django_db
 DAY = 24 * 3600
 PENDING, SENT, SKIPPED = Notification.State.PENDING, Notification.State.SENT, Notification.State.SKIPPED
 NOT_A_POINT = b64url_encode(b"\x04" + bytes(64))  # 65 bytes as a key should be, but (0, 0) is off the curve
-
-
-def subscribe(user, browser: BrowserSubscription, language: str = "en") -> PushSubscription:
-    keys = {"endpoint": browser.endpoint, "p256dh": browser.p256dh, "auth": browser.auth}
-    return services.push_subscribe(user=user, **keys, label="", language=language)
-
-
-def play_turn(game, user) -> None:
-    roll(game, actor(user))
-    place(game, actor(user), Box.CHANCE)
-
-
-def your_turn(user, game, kind=Notification.Kind.YOUR_TURN) -> Notification:
-    return Notification.objects.get(user=user, game=game, kind=kind)
 
 
 @pytest.fixture
@@ -124,15 +110,7 @@ def test_each_device_gets_its_message_in_its_own_language(push_service, host, fr
     dutch = BrowserSubscription(push_service.endpoint("dutch"))
     english = BrowserSubscription(push_service.endpoint("english"))
     # Added from the page in Dutch, as its script does (the page's CSRF token, the subscription as JSON).
-    client = client_for(friend, language="nl", enforce_csrf_checks=True)
-    page = client.get(reverse("notifications:preferences")).content.decode()
-    csrf = re.search(r'data-csrf="([^"]+)"', page).group(1)
-    response = client.post(
-        reverse("notifications:device_add"),
-        data=json.dumps(dutch.as_json()),
-        content_type="application/json",
-        headers={"X-CSRFToken": csrf},
-    )
+    response = add_device_from_page(client_for(friend, language="nl", enforce_csrf_checks=True), dutch)
     assert response.status_code == 201, response.content
     subscribe(friend, english, language="en")
     game = started_two_player_game(host, friend, turn_seconds=0, move_seconds=DAY)

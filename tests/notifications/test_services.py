@@ -12,12 +12,12 @@ from dicegame import play
 from dicegame.errors import GameActionError
 from dicegame.models import Turn
 from dicegame.play import rooms
-from dicegame.rules.scoring import Box
 from dicegame.rules.turn import REMINDER_SHARE
 from notifications import services
 from notifications.models import MailSettings, Notification, PushSubscription
 from tests.support.factories import UserFactory, actor, befriend
-from tests.support.games import current, place, race, roll, started_two_player_game
+from tests.support.games import current, play_turn, race, started_two_player_game
+from tests.support.notifications import subscribe
 from tests.support.push_service import BrowserSubscription
 
 DAY = 24 * 3600
@@ -28,13 +28,6 @@ def kinds_for(user) -> list[tuple[str, int]]:
         Notification.objects.filter(user=user)
         .order_by("turn_number", "kind")
         .values_list("kind", "turn_number")
-    )
-
-
-def subscribe(user, endpoint: str, language: str = "en") -> PushSubscription:
-    browser = BrowserSubscription(endpoint)
-    return services.push_subscribe(
-        user=user, endpoint=endpoint, p256dh=browser.p256dh, auth=browser.auth, label="", language=language
     )
 
 
@@ -52,8 +45,7 @@ class TestQueued:
 
     def test_the_next_turn_is_for_the_next_person(self, host, friend):
         game = started_two_player_game(host, friend, turn_seconds=0, move_seconds=DAY)
-        roll(game, actor(host))
-        place(game, actor(host), Box.CHANCE)
+        play_turn(game, host)
         assert kinds_for(friend) == [("reminder", 2), ("your_turn", 2)]
         assert kinds_for(host) == [("reminder", 1), ("your_turn", 1)]
 
@@ -68,8 +60,7 @@ class TestQueued:
         rooms.room_add_computer(game_id=room.pk, actor=actor(host), strength="easy")
         rooms.room_start(game_id=room.pk, actor=actor(host))
         assert kinds_for(host) == [("reminder", 1), ("your_turn", 1)]
-        roll(room, actor(host))
-        place(room, actor(host), Box.CHANCE)  # the computer's turn: nobody to tell
+        play_turn(room, host)  # the computer's turn: nobody to tell
         assert Notification.objects.filter(turn_number=2).count() == 0
 
     def test_the_database_holds_one_per_person_turn_and_kind(self, host, friend):
@@ -85,8 +76,7 @@ class TestQueued:
         assert services.send_due() == 1  # your turn; the reminder waits
         reminder = Notification.objects.get(user=host, kind=Notification.Kind.REMINDER)
         assert reminder.state == Notification.State.PENDING
-        roll(game, actor(host))
-        place(game, actor(host), Box.CHANCE)
+        play_turn(game, host)
         assert services.send_due(now=reminder.due_at + timedelta(seconds=1)) == 0
         reminder.refresh_from_db()
         assert reminder.state == Notification.State.SKIPPED
@@ -95,14 +85,7 @@ class TestQueued:
     def test_a_due_reminder_says_how_little_time_is_left(self, push_service, host, friend):
         started_two_player_game(host, friend, turn_seconds=0, move_seconds=DAY)
         browser = BrowserSubscription(push_service.endpoint("phone"))
-        services.push_subscribe(
-            user=host,
-            endpoint=browser.endpoint,
-            p256dh=browser.p256dh,
-            auth=browser.auth,
-            label="",
-            language="en",
-        )
+        subscribe(host, browser)
         reminder = Notification.objects.get(user=host, kind=Notification.Kind.REMINDER)
         assert services.send_due(now=reminder.due_at) == 2
         payloads = [browser.decrypt(r.body) for r in push_service.received]

@@ -11,6 +11,7 @@ from notifications import services
 from notifications.models import MailSettings, Notification, PushSubscription
 from notifications.vapid import application_server_key
 from tests.support.factories import client_for
+from tests.support.notifications import subscribe
 from tests.support.push_service import BrowserSubscription
 
 pytestmark = pytest.mark.django_db
@@ -25,16 +26,8 @@ def post_device(client, data, **headers):
     return client.post(DEVICES, data=body, content_type="application/json", headers=headers)
 
 
-def a_device(user, name="phone") -> PushSubscription:
-    browser = BrowserSubscription(f"https://push.example/{name}")
-    return services.push_subscribe(
-        user=user,
-        endpoint=browser.endpoint,
-        p256dh=browser.p256dh,
-        auth=browser.auth,
-        label="Phone",
-        language="en",
-    )
+def a_device(user) -> PushSubscription:
+    return subscribe(user, "https://push.example/phone", label="Phone")
 
 
 def test_the_page_is_for_logged_in_people():

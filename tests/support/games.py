@@ -1,6 +1,7 @@
-"""Games for a test: played through play's own actions (`roll`, `place`, `play_whole_game`), rigged to
-show given dice (`rigged_turn`), made whole from the bots' games on the server's dice (`make_game`), a
-started game against a friend, a snapshot of everything an action could change, and a race of threads."""
+"""Games for a test: played through play's own actions (`roll`, `place`, `play_turn`, `play_whole_game`),
+rigged to show given dice (`rigged_turn`), made whole from the bots' games on the server's dice
+(`make_game`), a started game against a friend, a snapshot of everything an action could change, and a
+race of threads."""
 
 from __future__ import annotations
 
@@ -54,6 +55,12 @@ def place(game, actor, box: Box):
     t = current(game.pk)
     play.turn_choose_box(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used, box=box.name)
     play.turn_confirm(game_id=game.pk, actor=actor, turn=t.number, roll=t.rolls_used)
+
+
+def play_turn(game, user, box: Box | None = None) -> None:
+    """The user's turn: one roll, written in `box` (the first box still open when not given)."""
+    turn = roll(game, actor(user))
+    place(game, actor(user), box or next(b for b in Box if b not in turn.player.sheet.boxes))
 
 
 def rigged_turn(actor_user, dice_values, boxes=None, penta_bonus=0, rolls=1):

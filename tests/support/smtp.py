@@ -1,15 +1,13 @@
 """A real SMTP server for a test (aiosmtpd on 127.0.0.1, a free port, in its own thread) that keeps the
-mails it is given (or refuses an address, or is busy, on demand), and the MAILERS that send to it: the
-mails go through Django's SMTP backend and smtplib as in production, and are read back as parsed
-messages and as the bytes that came over the wire."""
+mails it is given (or refuses an address, or is busy, on demand, or is stopped and started again on its
+port), and the MAILERS that send to it: the mails go through Django's SMTP backend and smtplib as in
+production, and are read back as parsed messages and as the bytes that came over the wire."""
 
 from __future__ import annotations
 
 import email
 import email.policy
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from email.message import EmailMessage
 
@@ -71,26 +69,35 @@ class MailKeeper:
         return "250 Message accepted for delivery"
 
 
-@dataclass(frozen=True)
 class SmtpServer:
-    port: int
-    keeper: MailKeeper
+    """aiosmtpd on a port of its own, kept while it is stopped (connections refused) and started again;
+    `with SmtpServer() as server:` runs it for the block. `keeper` says what it refuses or is busy with."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.keeper = MailKeeper()
+        self._controller: Controller | None = None
 
     @property
     def mails(self) -> list[Mail]:
         return self.keeper.mails
 
+    def start(self) -> None:
+        if self._controller is None:
+            self._controller = Controller(self.keeper, hostname="127.0.0.1", port=self.port)
+            self._controller.start()
 
-@contextmanager
-def smtp_server() -> Iterator[SmtpServer]:
-    keeper = MailKeeper()
-    port = free_port()
-    controller = Controller(keeper, hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        yield SmtpServer(port, keeper)
-    finally:
-        controller.stop()
+    def stop(self) -> None:
+        if self._controller is not None:
+            self._controller.stop()
+            self._controller = None
+
+    def __enter__(self) -> SmtpServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
 
 
 def mailers_for(port: int) -> dict:

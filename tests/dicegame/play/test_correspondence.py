@@ -23,7 +23,15 @@ from live import presence
 from tests.support import HX
 from tests.support.clock import Clock
 from tests.support.factories import UserFactory, actor, client_for
-from tests.support.games import current, mark_finished, place, race, roll, snapshot, started_two_player_game
+from tests.support.games import (
+    current,
+    mark_finished,
+    play_turn,
+    race,
+    roll,
+    snapshot,
+    started_two_player_game,
+)
 
 DAY = 24 * 3600
 START = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
@@ -36,12 +44,6 @@ def clock(monkeypatch):
 
 def correspondence_game(host, friend, move_seconds=DAY) -> Game:
     return started_two_player_game(host, friend, turn_seconds=0, move_seconds=move_seconds)
-
-
-def move(game, user, box=None) -> None:
-    """The user's move: a roll, written in `box` (the first box still open when not given)."""
-    turn = roll(game, actor(user))
-    place(game, actor(user), box or next(b for b in Box if b not in turn.player.sheet.boxes))
 
 
 @pytest.mark.django_db
@@ -90,7 +92,7 @@ class TestMoveTime:
         assert current(game.pk).deadline_at == START + timedelta(seconds=DAY)
         assert game.moved_at == START
         clock.advance(hours=5)
-        move(game, host)
+        play_turn(game, host)
         turn = current(game.pk)
         assert turn.player.user == friend and turn.deadline_at == clock.now + timedelta(seconds=DAY)
         game.refresh_from_db()
@@ -114,7 +116,7 @@ class TestMoveTime:
         seat = game.players.get(user=host)
         assert seat.missed_turns == 1 and not seat.stand_in and seat.left_at is None
         # The friend moves; the host's next move is the host's again, with a full move time.
-        move(game, friend)
+        play_turn(game, friend)
         turn = current(game.pk)
         assert turn.player.user == host and not turn.stand_in
         assert turn.deadline_at == clock.now + timedelta(seconds=DAY)
@@ -125,7 +127,7 @@ class TestMoveTime:
             clock.advance(hours=1, seconds=1)
             play.games_settle_overdue()  # the host's move played for them
             assert game.players.get(user=host).missed_turns == missed
-            move(game, friend, box)
+            play_turn(game, friend, box)
         seat = game.players.get(user=host)
         assert seat.left_at is not None and seat.stand_in
         # The computer plays on for the seat, at its own pace; the friend's game goes on.
@@ -141,10 +143,10 @@ class TestMoveTime:
         for box in list(Box)[: MISSED_MOVES_FORFEIT - 1]:
             clock.advance(hours=1, seconds=1)
             play.games_settle_overdue()
-            move(game, friend, box)
-        move(game, host)
+            play_turn(game, friend, box)
+        play_turn(game, host)
         assert game.players.get(user=host).missed_turns == 0
-        move(game, friend, Box.FIVES)
+        play_turn(game, friend, Box.FIVES)
         clock.advance(hours=1, seconds=1)
         play.games_settle_overdue()
         seat = game.players.get(user=host)
@@ -180,7 +182,7 @@ class TestIdleEnd:
     def test_a_move_pushes_the_end_back(self, clock, host, friend):
         game = correspondence_game(host, friend, move_seconds=3 * DAY)
         clock.advance(days=2)
-        move(game, host)
+        play_turn(game, host)
         game.refresh_from_db()
         assert game.closes_at == clock.now + timedelta(seconds=IDLE_END_SECONDS)
 
