@@ -331,6 +331,10 @@
     const version = versionOf(xhr && xhr.responseText);
     if (version !== null && lastVersion !== null && version <= lastVersion && xhr.status < 400) {
       event.detail.shouldSwap = false;
+      // The push came first: the mover's next game is in this answer alone.
+      const doc = version === lastVersion && new DOMParser().parseFromString(xhr.responseText, "text/html");
+      const fresh = doc && doc.getElementById("next-game");
+      if (fresh) document.getElementById("next-game")?.replaceWith(fresh);
     }
   });
   document.addEventListener("htmx:oobAfterSwap", function (event) {

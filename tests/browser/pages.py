@@ -1,18 +1,26 @@
 """The browser tests' page helpers, one copy each: the screens and the patience, logging in and starting
 games, the game page's controls (Roll, the dice, the boxes, Confirm) and the turns played with them,
-what the page looks like (contrast, width, tumbling dice), positions set in the database, and the
-axe-core scan."""
+what the page looks like (contrast, width, tumbling dice), positions set in the database, rooms
+against friends made on the home page, the games waiting for a person's move (the header's count, the
+home page's list), the installable app (manifest, service worker), notifications on a device ("Notify
+me", the push service played by the test, what the worker shows), and the axe-core scan."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from django.db import connection
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from dicegame.models import Game, Turn
-from tests.support.factories import PASSWORD
+from dicegame.play import rooms
+from live.models import Connection
+from tests.support.factories import PASSWORD, actor
 from tests.support.games import current
 
 # -- screens and patience ------------------------------------------------------------------------------
@@ -52,11 +60,12 @@ def log_in(page: Page, base: str, username: str) -> None:
 def logged_in_page(
     browser: Browser, base: str, username: str, *, viewport: dict = LAPTOP, language: str | None = None
 ) -> Page:
-    """A page of its own (a browser context: its own cookies) with `username` logged in."""
+    """A page of its own (a browser context: its own cookies) with `username` logged in; its pages in
+    `language` from then on (the login itself is in English, as the helper reads it)."""
     page = new_page(browser, viewport)
+    log_in(page, base, username)
     if language:
         page.context.add_cookies([{"name": "django_language", "value": language, "url": base}])
-    log_in(page, base, username)
     return page
 
 
@@ -383,6 +392,219 @@ def rig_dice(game_id: int, dice: list[int], rolls: int = 1) -> None:
     """The turn in play has `dice` after `rolls` rolls (as if rolled): the page shows them once reloaded."""
     Turn.objects.filter(game_id=game_id, completed_at__isnull=True).update(
         dice=dice, held=[False] * 5, rolls=[{"dice": dice, "held": [False] * 5}] * rolls
+    )
+
+
+# -- rooms against friends, made on the home page ------------------------------------------------------
+
+
+def create_room(page: Page, base: str, *, seats: int = 2, pace: str | None = None) -> int:
+    """A room against friends from the home page's form: `seats`, and `pace` the Pace option as the
+    form shows it ("Correspondence: a day a move"; none: the form's own, live). Returns the game's id
+    once its lobby shows."""
+    page.goto(base + "/")
+    form = page.locator("form.friends-form")
+    form.get_by_label("Seats").select_option(str(seats))
+    if pace is not None:
+        form.get_by_label("Pace").select_option(label=pace)
+    form.get_by_role("button", name="Create a game").click()
+    expect(page.get_by_role("heading", name="Waiting for players")).to_be_visible()
+    return game_id_of(page)
+
+
+# -- games waiting for a move: correspondence games, the header's count, the home page's list ----------
+
+DAY_A_MOVE = 24 * 3600
+
+
+def off_the_browsers_loop[T](action: Callable[[], T]) -> T:
+    """Run a service of the application's in a thread of its own, and return what it returns. Once a
+    page is open, this thread runs Playwright's event loop, and a service that pushes (through
+    async_to_sync) would refuse to run in it."""
+
+    def run() -> T:
+        try:
+            return action()
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(run).result()
+
+
+def correspondence_game(host, *others, move_seconds: int = DAY_A_MOVE) -> Game:
+    """A started correspondence game against friends, made with the services: `host` in the first seat
+    (to move first), `others` seated through the invitation link, in their order. (Made in this
+    process: its pushes reach no page of the live server's.)"""
+
+    def make() -> Game:
+        game = rooms.room_create(
+            actor=actor(host), seats=1 + len(others), turn_seconds=0, move_seconds=move_seconds
+        )
+        for other in others:
+            rooms.room_join_by_link(token=game.invite_token, actor=actor(other))
+        rooms.room_start(game_id=game.pk, actor=actor(host))
+        game.refresh_from_db()
+        return game
+
+    return off_the_browsers_loop(make)
+
+
+def notice_sockets(user) -> set[str]:
+    """The person's notice sockets the server holds now (a Connection row each: their open pages)."""
+    return set(
+        Connection.objects.filter(user=user, kind=Connection.Kind.NOTICES).values_list("pk", flat=True)
+    )
+
+
+def wait_for_notice_socket(page: Page, user, known: set[str]) -> None:
+    """Wait until the server holds a notice socket of the person's that is not among `known` (taken
+    before the page was opened): the page now gets what the server pushes to that person."""
+    for _ in range(WAIT_MS // 50):
+        if notice_sockets(user) - known:
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError(f"no new notice socket of {user} reached the server")
+
+
+def open_with_notices(page: Page, url: str, user) -> None:
+    """Go to `url` (a page of the logged-in `user`) and wait until its notice socket is on the server."""
+    known = notice_sockets(user)
+    page.goto(url)
+    wait_for_notice_socket(page, user, known)
+
+
+def waiting_count(page: Page) -> Locator:
+    """The header's "Your turn" link; its data-waiting (and its badge) is the number of games waiting."""
+    return page.locator("#waiting-count")
+
+
+def expect_waiting_count(page: Page, count: int) -> None:
+    """The header says `count` games wait for the person's move (in the number and in the badge)."""
+    expect(waiting_count(page)).to_have_attribute("data-waiting", str(count))
+    expect(waiting_count(page).locator(".badge")).to_have_text(str(count))
+
+
+def waiting_list(page: Page) -> Locator:
+    """The home page's list of the games waiting for the person's move."""
+    return page.locator("#waiting[data-waiting-list]")
+
+
+def waiting_entry(page: Page, game_id: int) -> Locator:
+    """The game's line in the home page's list of games waiting."""
+    return waiting_list(page).locator(f'li[data-game="{game_id}"]')
+
+
+def next_game_link(page: Page) -> Locator:
+    """On a game page waiting for someone else: the link to the viewer's next game waiting for them
+    (not #game-status's data-next-game, which is a rematch's address)."""
+    return page.locator("#next-game a[data-next-game]")
+
+
+def play_my_turn(page: Page, turn: int) -> tuple[str, int]:
+    """One turn through the page's own buttons: Roll once, the best box, Confirm; returns the box and
+    its points. `turn` is the game's turn number (the form's), counted over every seat."""
+    expect(roll_button(page)).to_be_enabled()
+    wait_htmx_idle(page)
+    roll(page)
+    chosen = choose_box(page)
+    confirm(page, turn)
+    return chosen
+
+
+# -- the installable app: manifest and service worker --------------------------------------------------
+
+# The active worker's script once the page's registration has one (null if none within `ms`).
+SERVICE_WORKER_READY_JS = """(ms) => Promise.race([
+  navigator.serviceWorker.ready.then((registration) => registration.active.scriptURL),
+  new Promise((resolve) => setTimeout(() => resolve(null), ms)),
+])"""
+
+
+def manifest_link(page: Page) -> Locator:
+    return page.locator('head link[rel="manifest"]')
+
+
+def service_worker_ready(page: Page) -> str | None:
+    """Wait until navigator.serviceWorker.ready resolves; the active worker's script URL (None if the
+    page registered none in time)."""
+    return page.evaluate(SERVICE_WORKER_READY_JS, WAIT_MS)
+
+
+def service_worker_scope(page: Page) -> str:
+    return page.evaluate("navigator.serviceWorker.ready.then((registration) => registration.scope)")
+
+
+def service_worker_controller(page: Page) -> str | None:
+    """The script URL of the worker that controls the page, or None if none does."""
+    return page.evaluate(
+        "navigator.serviceWorker.controller ? navigator.serviceWorker.controller.scriptURL : null"
+    )
+
+
+# -- notifications on a device: "Notify me", the push service, what the service worker shows -----------
+
+
+def notify_me_button(page: Page) -> Locator:
+    return page.get_by_role("button", name="Notify me on this device")
+
+
+def notify_status(page: Page) -> Locator:
+    """The status line beside "Notify me": what came of pressing it."""
+    return page.locator("#notify-status")
+
+
+# Headless Chromium has no push service: PushManager.subscribe() fails ("Registration failed -
+# permission denied") whatever the permission. Playing the browser's part, this makes subscribe()
+# answer the subscription given (as PushSubscription.toJSON() gives it); the page's script is untouched.
+PLAY_THE_PUSH_SERVICE_JS = """(subscription) => {
+  PushManager.prototype.subscribe = function (options) {
+    // Kept in the tab's session storage: the page reloads itself once the device is added.
+    sessionStorage.setItem("pentaSubscribeOptions", JSON.stringify({
+      userVisibleOnly: options.userVisibleOnly,
+      applicationServerKey: Array.from(new Uint8Array(options.applicationServerKey)),
+    }));
+    return Promise.resolve({ endpoint: subscription.endpoint, toJSON: () => subscription });
+  };
+}"""
+
+
+def play_the_push_service(page: Page, subscription: dict) -> None:
+    """From the page's next load on, the browser's push service subscribes it as `subscription`."""
+    page.context.add_init_script(script=f"({PLAY_THE_PUSH_SERVICE_JS})({json.dumps(subscription)})")
+
+
+def subscribe_options(page: Page) -> dict:
+    """What the page asked the push service for: userVisibleOnly, applicationServerKey (its bytes)."""
+    return page.evaluate("JSON.parse(sessionStorage.getItem('pentaSubscribeOptions'))")
+
+
+def deliver_push(page: Page, base: str, data: str) -> None:
+    """A push message reaches the site's service worker, as from the browser's push service (DevTools'
+    ServiceWorker.deliverPushMessage): its push handler runs."""
+    cdp = page.context.new_cdp_session(page)
+    registrations: list[dict] = []
+    cdp.on("ServiceWorker.workerRegistrationUpdated", lambda e: registrations.extend(e["registrations"]))
+    cdp.send("ServiceWorker.enable")
+    for _ in range(WAIT_MS // 50):
+        live = [r for r in registrations if not r["isDeleted"] and r["scopeURL"] == f"{base}/"]
+        if live:
+            break
+        page.wait_for_timeout(50)
+    else:
+        raise AssertionError(f"no service worker registration for {base}/: {registrations}")
+    cdp.send(
+        "ServiceWorker.deliverPushMessage",
+        {"origin": base, "registrationId": live[0]["registrationId"], "data": data},
+    )
+    cdp.detach()
+
+
+def shown_notifications(page: Page) -> list[dict]:
+    """The notifications the site's service worker shows now (title, body, tag, data)."""
+    return page.evaluate(
+        """() => navigator.serviceWorker.ready.then((r) => r.getNotifications()).then((shown) =>
+            shown.map((n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data })))"""
     )
 
 
