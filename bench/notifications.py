@@ -116,6 +116,7 @@ def sending(games: int) -> dict:
     from tests.support.notifications import subscribe
     from tests.support.push_service import BrowserSubscription, PushService
 
+    Notification.objects.all().delete()  # the first part's, for people without a device
     with PushService() as push_service:
         users = people(2 * games, "send")
         for i, (host, friend) in enumerate(zip(users[::2], users[1::2], strict=True)):
