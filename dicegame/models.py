@@ -277,6 +277,10 @@ class Turn(models.Model):
     deadline_at = models.DateTimeField(null=True, blank=True, db_index=True)
     # Played by the computer for an absent player (or a timed-out one): not the player's own play.
     stand_in = models.BooleanField(default=False)
+    # The server's clock at each roll (seconds since the epoch, one per entry of `rolls`) and when the
+    # box was last chosen: how long each decision took, from the dice being shown (fair play's signals).
+    roll_times = models.JSONField(default=list, blank=True)
+    chosen_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
     completed_at = models.DateTimeField(null=True, blank=True)
 

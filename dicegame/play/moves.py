@@ -30,16 +30,18 @@ def roll(game: Game, t: Turn) -> None:
     previous = tuple(t.dice) if t.dice else None
     new_dice = dice.roll_dice(game.seed, game.dice_namespace, t.number, t.rolls_used + 1, previous, held)
     t.rolls = [*t.rolls, {"dice": list(new_dice), "held": list(held)}]
+    t.roll_times = [*t.roll_times, round(timezone.now().timestamp(), 3)]
     t.dice = list(new_dice)
     t.held = list(held)
     # A selection was made for the old dice; the new dice need a new one.
     t.chosen_box = ""
+    t.chosen_at = None
     t.auto_commit_at = (
         timezone.now() + timedelta(seconds=settings.PENTA_AUTO_COMMIT_SECONDS)
         if t.rolls_used == MAX_ROLLS and not t.player.computer_plays
         else None
     )
-    save_fields(t, ["rolls", "dice", "held", "chosen_box", "auto_commit_at"])
+    save_fields(t, ["rolls", "roll_times", "dice", "held", "chosen_box", "chosen_at", "auto_commit_at"])
 
 
 def parse_box(name: str) -> Box:
@@ -67,8 +69,9 @@ def choose(t: Turn, box: Box) -> None:
         raise GameActionError(_("Roll first: there is nothing to score yet."))
     check_placement(t.player.sheet, box, tuple(t.dice))
     t.chosen_box = box.name
+    t.chosen_at = timezone.now()
     t.auto_commit_at = None
-    save_fields(t, ["chosen_box", "auto_commit_at"])
+    save_fields(t, ["chosen_box", "chosen_at", "auto_commit_at"])
 
 
 def write(game: Game, t: Turn, box: Box, *, auto: bool, at=None) -> None:
