@@ -6,7 +6,15 @@ from django.db.models import Q
 
 
 class Profile(models.Model):
+    class Standing(models.TextChoices):
+        # Written by fair play only. A person under review, or marked by staff for unfair play, still
+        # plays; their games stay off every leaderboard, rating list and daily rank (nothing is shown).
+        GOOD = "good"
+        REVIEW = "review"
+        MARKED = "marked"
+
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile")
+    standing = models.CharField(max_length=8, choices=Standing, default=Standing.GOOD, db_index=True)
     # Shown on the site-wide leaderboard only if the player says so.
     leaderboard_opt_in = models.BooleanField(default=False)
     last_seen = models.DateTimeField(null=True, blank=True)

@@ -65,3 +65,13 @@ def players_search(query: str, *, exclude_user_id: int | None) -> QuerySet:
 def opted_in_ids():
     """The people shown on the site-wide leaderboards (they said so): a subquery of user ids."""
     return Profile.objects.filter(leaderboard_opt_in=True).values("user_id")
+
+
+def off_board_ids(*, viewer_id: int | None = None):
+    """The people whose games stay off every leaderboard, rating list and daily rank (fair play): those
+    under review, except to themselves (nothing shows them they are), and those marked by staff. A
+    subquery of user ids, for `.exclude(user_id__in=...)`."""
+    review = Q(standing=Profile.Standing.REVIEW)
+    if viewer_id is not None:
+        review &= ~Q(user_id=viewer_id)
+    return Profile.objects.filter(review | Q(standing=Profile.Standing.MARKED)).values("user_id")

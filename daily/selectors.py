@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
+from accounts.selectors import off_board_ids
 from daily.models import DailyAttempt, DailySeed
 from daily.services import DAYS_AHEAD, day_end, day_par, today
 from dicegame.analysis_store import ReviewError, analysis_for
@@ -79,11 +80,17 @@ def share_symbols(boxes: dict) -> str:
     return "".join(out)
 
 
-def _finished_ranked(date: dt.date):
-    """The day's ranked attempts whose game is over, with the player's total."""
-    return DailyAttempt.objects.filter(
-        date=date, ranked=True, game__status=Game.Status.FINISHED, game__players__seat=0
-    ).annotate(total=F("game__players__total"))
+def _finished_ranked(date: dt.date, viewer_id: int | None = None):
+    """The day's ranked attempts whose game is over, with the player's total; without the people off
+    the boards for fair play (`accounts.selectors.off_board_ids`: someone under review still sees
+    their own)."""
+    return (
+        DailyAttempt.objects.filter(
+            date=date, ranked=True, game__status=Game.Status.FINISHED, game__players__seat=0
+        )
+        .exclude(user_id__in=off_board_ids(viewer_id=viewer_id))
+        .annotate(total=F("game__players__total"))
+    )
 
 
 def played_count(date: dt.date) -> int:
@@ -107,7 +114,7 @@ class BoardRow:
 def leaderboard(date: dt.date, *, user_ids=None, viewer_id: int | None = None) -> list[BoardRow]:
     """The day's ranked results (of `user_ids`, a set or a queryset of ids, when given), best first;
     equal totals share a rank."""
-    rows = _finished_ranked(date).select_related("user")
+    rows = _finished_ranked(date, viewer_id).select_related("user")
     if user_ids is not None:
         rows = rows.filter(user_id__in=user_ids)
     rows = sorted(rows, key=lambda a: (-a.total, a.started_at))
@@ -171,13 +178,15 @@ def day_result(attempt: DailyAttempt, *, friend_ids: set[int], share_url: str = 
 
     game = attempt.game
     me = Player.objects.get(game=game, seat=0)
-    ranked = list(_finished_ranked(attempt.date).values_list("user_id", "total"))
+    ranked = list(_finished_ranked(attempt.date, attempt.user_id).values_list("user_id", "total"))
     totals = [t for _u, t in ranked]
-    everyone = totals if attempt.ranked else [*totals, me.total]
+    # Unranked (a guest's, a second try), or off the boards: placed where the total would be.
+    counted = attempt.ranked and any(u == attempt.user_id for u, _t in ranked)
+    everyone = totals if counted else [*totals, me.total]
     # Among friends: the account and its friends (a guest has none to be placed among).
     circle = {*friend_ids, attempt.user_id} if attempt.user_id else set()
     friends_totals = [t for u, t in ranked if u in circle]
-    if circle and not attempt.ranked:
+    if circle and not counted:
         friends_totals.append(me.total)
     accuracy = luck = None
     try:
@@ -297,7 +306,9 @@ def all_time(*, user_ids=None, viewer_id: int | None = None, min_days: int = ALL
     for date in DailySeed.objects.filter(par__isnull=True, date__lte=ended).values_list("date", flat=True):
         if DailyAttempt.objects.filter(date=date, ranked=True).exists():
             day_par(date)
-    rows = DailyAttempt.objects.filter(ranked=True, game__status=Game.Status.FINISHED, game__players__seat=0)
+    rows = DailyAttempt.objects.filter(
+        ranked=True, game__status=Game.Status.FINISHED, game__players__seat=0
+    ).exclude(user_id__in=off_board_ids(viewer_id=viewer_id))
     if user_ids is not None:
         rows = rows.filter(user_id__in=user_ids)
     pars = dict(DailySeed.objects.filter(par__isnull=False, date__lte=ended).values_list("date", "par"))

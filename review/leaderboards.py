@@ -10,6 +10,7 @@ from django.db.models.functions import RowNumber
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from accounts.selectors import off_board_ids
 from dicegame.models import Game, Player
 from dicegame.records import counted_seats
 from dicegame.strategy import analysis as A
@@ -61,10 +62,14 @@ def leaderboards(*, user_ids, viewer_id: int | None) -> list[Board]:
     Cached under a key naming what the boards depend on (one cheap query): the users' finished games
     and analyses, the viewer and the language. The key counts the finished seats before the records
     filter: whether a finished game counts never changes after it finished, and the filter's per-seat
-    subquery made the key cost as much as the boards (120 ms at 10,000 games)."""
+    subquery made the key cost as much as the boards (120 ms at 10,000 games).
+
+    People off the boards for fair play (`accounts.selectors.off_board_ids`) are left out; who they are
+    is part of the key, so a flag or a clearance shows at once."""
+    off = sorted(off_board_ids(viewer_id=viewer_id).values_list("user_id", flat=True))
     finished = Player.objects.filter(
         user_id__in=user_ids, game__status=Game.Status.FINISHED, game__hints_used=False
-    )
+    ).exclude(user_id__in=off)
     seats = counted_seats(finished)
     state = finished.aggregate(
         n=Count("pk"),
@@ -76,15 +81,16 @@ def leaderboards(*, user_ids, viewer_id: int | None) -> list[Board]:
     who = ",".join(map(str, sorted(user_ids))) if isinstance(user_ids, list | tuple | set) else "site"
     key = (
         f"penta:boards:{A.ANALYSIS_VERSION}:{get_language()}:{viewer_id}:{who}:"
-        f"{state['n']}:{state['users']}:{state['last_id']}:{state['last']}:{state['analysed']}"
+        f"{state['n']}:{state['users']}:{state['last_id']}:{state['last']}:{state['analysed']}:"
+        f"off{','.join(map(str, off))}"
     )
-    return cached(key, lambda: [_rating_board(user_ids, viewer_id), *_leaderboards(seats, viewer_id)])
+    return cached(key, lambda: [_rating_board(user_ids, viewer_id, off), *_leaderboards(seats, viewer_id)])
 
 
-def _rating_board(user_ids, viewer_id: int | None) -> Board:
+def _rating_board(user_ids, viewer_id: int | None, off: list[int]) -> Board:
     """The Glicko-2 ratings of these users (those with a rated game). A rating changes only when one of
     its rated games finishes, which the boards' cache key counts."""
-    values = rating_board_values(user_ids)
+    values = {u: v for u, v in rating_board_values(user_ids).items() if u not in set(off)}
     names = {u: v[3] for u, v in values.items()}
     rows = _ranked({u: (v[0], v[1]) for u, v in values.items()}, names, viewer_id)
     return Board(
