@@ -209,3 +209,63 @@ def hbar_chart(bars: Sequence[tuple[str, float]], *, title: str, desc: str = "")
         parts.append(f'<text class="chart-value" x="{tx:.1f}" y="{ty:.1f}">{_fmt(value)}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def scatter_chart(
+    points: Sequence[tuple[float, float, str, str]],
+    *,
+    title: str,
+    desc: str = "",
+    x_label: str = "",
+    y_label: str = "",
+    y_range: tuple[float, float] | None = None,
+) -> str:
+    """Dots (x, y, css class, title): fair play's review plots each game's accuracy against its
+    decision time. Both axes fitted to the data (y to `y_range` when given) with round ticks."""
+    parts = _frame(title, desc, "scatter-chart")
+    if not points:
+        parts.append(f'<text x="{WIDTH / 2:.0f}" y="{HEIGHT / 2:.0f}" class="chart-empty">–</text></svg>')
+        return "".join(parts)
+    xs = [p[0] for p in points]
+    ys = [p[1] for p in points]
+    x_step = nice_step(max(xs) - min(0.0, min(xs)) or 1)
+    x_hi = math.ceil(max(xs) / x_step) * x_step or x_step
+    y_lo, y_hi = y_range if y_range else (min(ys), max(ys))
+    y_step = nice_step(y_hi - y_lo or 10)
+    y_lo, y_hi = math.floor(y_lo / y_step) * y_step, math.ceil(y_hi / y_step) * y_step
+    if y_hi == y_lo:
+        y_hi = y_lo + y_step
+    sx = _Scale(0, x_hi, PAD_LEFT, WIDTH - PAD_RIGHT)
+    sy = _Scale(y_lo, y_hi, HEIGHT - PAD_BOTTOM, PAD_TOP)
+    parts.append('<g class="chart-grid">')
+    y = y_lo
+    while y <= y_hi + y_step / 1000:
+        py = sy(y)
+        parts.append(f'<line x1="{PAD_LEFT}" x2="{WIDTH - PAD_RIGHT}" y1="{py:.1f}" y2="{py:.1f}"/>')
+        parts.append(f'<text x="{PAD_LEFT - 6}" y="{py + 4:.1f}" text-anchor="end">{_fmt(y)}</text>')
+        y += y_step
+    x = 0.0
+    while x <= x_hi + x_step / 1000:
+        parts.append(
+            f'<text x="{sx(x):.1f}" y="{HEIGHT - PAD_BOTTOM + 16}" text-anchor="middle">{_fmt(x)}</text>'
+        )
+        x += x_step
+    parts.append("</g>")
+    if x_label:
+        parts.append(
+            f'<text class="chart-axis-label" x="{(WIDTH + PAD_LEFT) / 2:.0f}" y="{HEIGHT - 4}" '
+            f'text-anchor="middle">{escape(x_label)}</text>'
+        )
+    if y_label:
+        mid = (HEIGHT - PAD_BOTTOM + PAD_TOP) / 2
+        parts.append(
+            f'<text class="chart-axis-label" x="12" y="{mid:.0f}" transform="rotate(-90 12 {mid:.0f})" '
+            f'text-anchor="middle">{escape(y_label)}</text>'
+        )
+    for x, y, css, label in points:
+        parts.append(
+            f'<circle class="chart-dot {escape(css)}" cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="4">'
+            f"<title>{escape(label)}</title></circle>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)

@@ -83,3 +83,13 @@ def unsubscribe[Event](event_type: type[Event], handler: Callable[[Event], None]
 def publish(event: object) -> None:
     for handler in _subscribers.get(type(event), ()):
         handler(event)
+
+
+@dataclass(frozen=True)
+class AccountMarked:
+    """Staff marked an account for unfair play (fair play's review), inside that transaction: the
+    features that rank people undo what its games did to others since `since` (the ratings refund its
+    rated opponents' losses)."""
+
+    user_id: int
+    since: Any  # a datetime

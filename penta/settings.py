@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "winprob",
     "puzzles",
     "notifications",
+    "fairplay",
 ]
 
 MIDDLEWARE = [

@@ -15,6 +15,7 @@ urlpatterns = [
     path("", include(("winprob.urls", "winprob"))),
     path("puzzles/", include(("puzzles.urls", "puzzles"))),
     path("notifications/", include("notifications.urls")),
+    path("fair-play/", include(("fairplay.urls", "fairplay"))),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]

@@ -422,3 +422,12 @@
     link.click();
   });
 })();
+
+// Fair play: the page tells the server, once per turn, that it was hidden during the player's own
+// turn of a rated or daily game (a weak signal; the server checks the turn is theirs and counts it once).
+document.addEventListener("visibilitychange", function () {
+  "use strict";
+  const form = document.getElementById("game-form");
+  if (document.visibilityState !== "hidden" || !form || !form.dataset.hiddenReport) return;
+  navigator.sendBeacon(form.dataset.hiddenReport, new FormData(form));
+});

@@ -1,0 +1,97 @@
+"""The review queue: flagged accounts with their evidence; staff clear or mark (nothing else changes a
+case here: every figure is the machine's)."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_POST
+
+from fairplay import selectors, services
+from fairplay.models import Case
+
+
+@admin.register(Case)
+class CaseAdmin(admin.ModelAdmin):
+    list_display = (
+        "user",
+        "status",
+        "reason",
+        "evidence",
+        "games",
+        "suspicious_games",
+        "share",
+        "flagged_at",
+    )
+    list_filter = ("status", "reason")
+    search_fields = ("user__username",)
+    list_select_related = ("user",)
+    ordering = ("status", "-evidence")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def get_urls(self):
+        own = [
+            path(
+                "<int:case_id>/evidence/",
+                self.admin_site.admin_view(self.evidence_view),
+                name="fairplay_case_evidence",
+            ),
+            path(
+                "<int:case_id>/decide/",
+                self.admin_site.admin_view(require_POST(self.decide_view)),
+                name="fairplay_case_decide",
+            ),
+        ]
+        return own + super().get_urls()
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        # A case is read and decided, not edited: its page is the evidence.
+        return HttpResponseRedirect(reverse("admin:fairplay_case_evidence", args=[object_id]))
+
+    def evidence_view(self, request: HttpRequest, case_id: int):
+        case = get_object_or_404(Case.objects.select_related("user", "reviewed_by"), pk=case_id)
+        if not self.has_view_permission(request, case):
+            raise PermissionDenied
+        games = selectors.game_evidence(case)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": _("Fair play: %(user)s") % {"user": case.user.get_username()},
+            "case": case,
+            "games": games,
+            "chart": selectors.accuracy_time_chart(games),
+            "can_decide": self.has_change_permission(request, case),
+        }
+        return TemplateResponse(request, "admin/fairplay/case_evidence.html", context)
+
+    def decide_view(self, request: HttpRequest, case_id: int):
+        case = get_object_or_404(Case, pk=case_id)
+        if not self.has_change_permission(request, case):
+            messages.error(request, _("You may not decide fair-play cases."))
+            return HttpResponseRedirect(reverse("admin:fairplay_case_evidence", args=[case_id]))
+        decision = request.POST.get("decision")
+        note = request.POST.get("note", "").strip()[:2000]
+        try:
+            if decision == "clear":
+                services.clear(case_id, by=request.user, note=note)
+                messages.success(request, _("Cleared: the account is back on the boards."))
+            elif decision == "mark":
+                services.mark(case_id, by=request.user, note=note)
+                messages.success(
+                    request, _("Marked: the account is off every board and its rated opponents are refunded.")
+                )
+            else:
+                messages.error(request, _("Choose to clear or to mark the account."))
+        except services.FairPlayError as exc:
+            messages.error(request, exc.message)
+        return HttpResponseRedirect(reverse("admin:fairplay_case_evidence", args=[case_id]))

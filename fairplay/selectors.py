@@ -1,0 +1,106 @@
+"""Fair play's reads: the review queue and one case's evidence (staff only), and the rules in words."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
+
+from dicegame import charts
+from dicegame.models import Game
+from fairplay import model as M
+from fairplay.models import Case, GameSignals
+
+
+def queue():
+    """The cases waiting for staff, the strongest evidence first."""
+    return Case.objects.filter(status=Case.Status.FLAGGED).select_related("user").order_by("-evidence", "pk")
+
+
+@dataclass(frozen=True)
+class GameEvidence:
+    game_id: int
+    name: str
+    finished_at: object
+    decisions: int
+    best_share: float | None
+    loss_per_decision: float | None
+    median_seconds: float | None
+    time_spread: float | None
+    hidden: int
+    evidence: float
+    suspicious: bool
+
+
+def _median(values: list[float]) -> float | None:
+    values = sorted(values)
+    return values[len(values) // 2] if values else None
+
+
+def game_evidence(case: Case) -> list[GameEvidence]:
+    """The account's assessed games, newest first, with their figures."""
+    rows = list(GameSignals.objects.filter(user_id=case.user_id).order_by("-created_at", "-pk"))
+    games = {g.pk: g for g in Game.objects.filter(pk__in=[r.game_id for r in rows])}
+    out = []
+    for r in rows:
+        game = games[r.game_id]
+        out.append(
+            GameEvidence(
+                game_id=r.game_id,
+                name=_("Daily challenge %(date)s") % {"date": game.daily_date.isoformat()}
+                if game.daily_date
+                else _("Rated game %(id)s") % {"id": r.game_id},
+                finished_at=game.finished_at,
+                decisions=r.decisions,
+                best_share=r.best_share,
+                loss_per_decision=r.loss / r.decisions if r.decisions else None,
+                median_seconds=_median([p[0] for p in r.points if p[0] is not None]),
+                time_spread=r.signals.times.spread,
+                hidden=r.hidden,
+                evidence=r.evidence,
+                suspicious=r.evidence >= M.GAME_EVIDENCE,
+            )
+        )
+    return out
+
+
+def accuracy_time_chart(games: list[GameEvidence]) -> SafeString:
+    """Each game's share of best choices (informative decisions) against its median decision time;
+    suspicious games in their own colour. A solver's user sits top right in a tight cluster: always
+    best, at one steady pace; honest players spread out."""
+    points = [
+        (
+            g.median_seconds,
+            100.0 * g.best_share,
+            "suspicious" if g.suspicious else "assessed",
+            _("%(name)s: %(best).0f%% best, %(secs).1f s, evidence %(ev).1f")
+            % {"name": g.name, "best": 100 * g.best_share, "secs": g.median_seconds, "ev": g.evidence},
+        )
+        for g in games
+        if g.median_seconds is not None and g.best_share is not None
+    ]
+    # charts.scatter_chart escapes every text it writes.
+    return mark_safe(
+        charts.scatter_chart(
+            points,
+            title=_("Accuracy against decision time, per game"),
+            desc=_(
+                "Each dot is a game: the share of best choices against the median seconds a decision took."
+            ),
+            x_label=_("median seconds per decision"),
+            y_label=_("best choices (%)"),
+            y_range=(0.0, 100.0),
+        )
+    )
+
+
+def rules() -> dict:
+    """The model's numbers, for the fair-play page."""
+    return {
+        "margin": M.MARGIN,
+        "min_games": M.MIN_SUSPICIOUS_GAMES,
+        "min_share": round(100 * M.MIN_SUSPICIOUS_SHARE),
+        "flag_evidence": M.FLAG_EVIDENCE,
+        "t_min": round(M.T_MIN, 2),
+    }

@@ -1,0 +1,296 @@
+"""Fair play's writes: assessing finished rated and daily games, keeping each account's case, flagging
+what crosses the line, and staff's clearing and marking.
+
+The machine never punishes: crossing the line only flags an account for review (its games stay off the
+boards meanwhile, and nothing is shown); staff decide. See the fair-play page and `fairplay.model`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections import Counter
+
+from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef, Q
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from accounts.models import Profile
+from dicegame import events
+from dicegame.analysis_store import ReviewError, analysis_for
+from dicegame.models import Game, Player, Turn
+from fairplay import model as M
+from fairplay import positions
+from fairplay.models import Case, GameSignals, HiddenTurn
+
+logger = logging.getLogger(__name__)
+
+ASSESS_EVERY_SECONDS = 60.0
+ASSESS_BATCH = 50  # games a sweep assesses (the rest wait for the next one)
+# A rated game counts as assessed for fair play from here on only if it is no older than this: the
+# history before fair play has no decision times, and a first sweep must not replay years of games.
+ASSESS_HORIZON = dt.timedelta(days=60)
+# Marking refunds what the account's rated games cost their opponents over this window before the mark
+# (as lichess refunds its last wins): the ratings app applies it (`events.AccountMarked`).
+REFUND_WINDOW = dt.timedelta(days=30)
+# Accounts that keep feeding one winner: at least FEEDERS accounts, each of which lost at least
+# FEEDER_LOSSES rated games to the same person and played most of its rated games (FEEDER_SHARE)
+# against them.
+FEEDERS = 3
+FEEDER_LOSSES = 3
+FEEDER_SHARE = 0.8
+
+
+class FairPlayError(Exception):
+    def __init__(self, message: str, *, status: int = 409):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+# -- which games are assessed --------------------------------------------------------------------------
+
+
+def _assessed_games():
+    """Finished games that rank people: rated games among friends, and daily challenges."""
+    return Game.objects.filter(status=Game.Status.FINISHED).filter(
+        Q(rated=True, kind=Game.Kind.FRIENDS) | Q(daily_date__isnull=False)
+    )
+
+
+def pending_games(limit: int = ASSESS_BATCH) -> list[int]:
+    """Assessable games with a person's seat not yet assessed, oldest first."""
+    horizon = timezone.now() - ASSESS_HORIZON
+    unassessed = Player.objects.filter(game=OuterRef("pk"), user__isnull=False, bot_strength="").exclude(
+        Exists(GameSignals.objects.filter(game=OuterRef("game"), user=OuterRef("user")))
+    )
+    return list(
+        _assessed_games()
+        .filter(finished_at__gte=horizon)
+        .filter(Exists(unassessed))
+        .order_by("finished_at", "pk")
+        .values_list("pk", flat=True)[:limit]
+    )
+
+
+def assess_pending() -> int:
+    """The clock's sweep: assess what finished since, then re-judge the accounts it concerns."""
+    users: set[int] = set()
+    for game_id in pending_games():
+        try:
+            users |= assess_game(game_id)
+        except Exception:  # one game that cannot be assessed must not stop the others
+            logger.exception("could not assess game %s for fair play", game_id)
+    for user_id in sorted(users):
+        judge(user_id)
+    return 0
+
+
+def _seconds_by_turn(game: Game, player: Player) -> dict[int, list]:
+    rows = Turn.objects.filter(game=game, player=player, completed_at__isnull=False).values_list(
+        "number", "roll_times", "chosen_at", "completed_at"
+    )
+    return {
+        number: positions.decision_seconds(
+            times or [],
+            chosen.timestamp() if chosen else None,
+            completed.timestamp() if completed else None,
+        )
+        for number, times, chosen, completed in rows
+    }
+
+
+def assess_game(game_id: int) -> set[int]:
+    """Store the signals of each person's seat in this finished game (once: a unique row per game and
+    person, so two sweeps racing store one). Returns the user ids assessed."""
+    game = Game.objects.get(pk=game_id)
+    try:
+        data = analysis_for(game).data
+    except ReviewError:
+        return set()
+    hidden = Counter(HiddenTurn.objects.filter(game=game).values_list("user_id", flat=True))
+    done = set()
+    for player in game.players.filter(user__isnull=False, bot_strength=""):
+        decisions = positions.from_analysis(data, player.seat, _seconds_by_turn(game, player))
+        sig = M.game_signals(decisions, hidden=hidden[player.user_id])
+        lost = {id(d): max(0.0, d.values[0] - d.chosen_value) for d in decisions}
+        points = [
+            [None if d.seconds is None else round(d.seconds, 2), round(lost[id(d)], 3), d.best]
+            for d in decisions
+            if d.informative
+        ]
+        try:
+            with transaction.atomic():
+                GameSignals.objects.create(
+                    game=game,
+                    user_id=player.user_id,
+                    decisions=sig.decisions,
+                    best=sig.best,
+                    loss=round(sig.loss, 3),
+                    timed=sig.times.n,
+                    time_log_sum=sig.times.total,
+                    time_log_squares=sig.times.squares,
+                    hidden=sig.hidden,
+                    evidence=round(sig.evidence, 3),
+                    table=GameSignals.pack(sig.table),
+                    points=points,
+                )
+        except IntegrityError:  # another sweep stored it first
+            pass
+        done.add(player.user_id)
+    return done
+
+
+# -- an account's case ----------------------------------------------------------------------------------
+
+
+def _set_standing(user_id: int, standing: str) -> None:
+    Profile.objects.get_or_create(user_id=user_id)
+    Profile.objects.filter(user_id=user_id).update(standing=standing)
+
+
+def judge(user_id: int) -> Case:
+    """Re-weigh the account's evidence over all its assessed games and flag it if it crosses the line
+    (and it is not already under review, marked, or cleared with no new suspicious game since)."""
+    with transaction.atomic():
+        Case.objects.get_or_create(user_id=user_id)
+        case = Case.objects.select_for_update().get(user_id=user_id)
+        games = [g.signals for g in GameSignals.objects.filter(user_id=user_id).order_by("created_at")]
+        v = M.verdict(games)
+        case.games, case.suspicious_games = v.games, v.suspicious_games
+        case.evidence, case.choice_evidence = round(v.evidence, 3), round(v.choice, 3)
+        case.time_evidence, case.hidden_evidence = round(v.time, 3), round(v.hidden, 3)
+        case.temperature, case.share = v.temperature, v.share
+        if v.flagged and _may_flag(case):
+            _flag(case, Case.Reason.ASSISTED)
+        case.save()
+    return case
+
+
+def _may_flag(case: Case) -> bool:
+    if case.status == Case.Status.OPEN:
+        return True
+    # A cleared account comes back only with new suspicious games since it was cleared.
+    return (
+        case.status == Case.Status.CLEARED
+        and case.suspicious_games >= case.cleared_suspicious + M.MIN_SUSPICIOUS_GAMES
+    )
+
+
+def _flag(case: Case, reason: str) -> None:
+    case.status, case.reason, case.flagged_at = Case.Status.FLAGGED, reason, timezone.now()
+    _set_standing(case.user_id, Profile.Standing.REVIEW)
+    logger.info("fair play: flagged account %s (%s, evidence %.1f)", case.user_id, reason, case.evidence)
+
+
+def feeders_of(winner_id: int, *, since: dt.datetime | None = None) -> list[int]:
+    """The accounts that keep feeding this one rated wins (see FEEDERS): each lost at least
+    FEEDER_LOSSES rated games to it and played at least FEEDER_SHARE of its rated games against it."""
+    rated = Player.objects.filter(
+        game__rated=True, game__kind=Game.Kind.FRIENDS, game__status=Game.Status.FINISHED, user__isnull=False
+    )
+    if since is not None:
+        rated = rated.filter(game__finished_at__gte=since)
+    mine = dict(rated.filter(user_id=winner_id).values_list("game_id", "rank"))
+    losses: Counter[int] = Counter()
+    against: Counter[int] = Counter()
+    for game_id, user_id, rank in (
+        rated.filter(game_id__in=list(mine))
+        .exclude(user_id=winner_id)
+        .values_list("game_id", "user_id", "rank")
+    ):
+        against[user_id] += 1
+        if mine[game_id] is not None and rank is not None and mine[game_id] < rank:
+            losses[user_id] += 1
+    candidates = [u for u, n in losses.items() if n >= FEEDER_LOSSES]
+    if not candidates:
+        return []
+    totals = Counter(rated.filter(user_id__in=candidates).values_list("user_id", flat=True))
+    return sorted(u for u in candidates if against[u] >= FEEDER_SHARE * totals[u])
+
+
+def check_feeding(winner_id: int) -> Case | None:
+    """Flag an account that a ring of accounts keeps feeding wins (and say who they are in its case)."""
+    feeders = feeders_of(winner_id)
+    if len(feeders) < FEEDERS:
+        return None
+    with transaction.atomic():
+        Case.objects.get_or_create(user_id=winner_id)
+        case = Case.objects.select_for_update().get(user_id=winner_id)
+        case.feeders = feeders
+        if case.status == Case.Status.OPEN:
+            _flag(case, Case.Reason.FEEDING)
+        case.save()
+    return case
+
+
+def on_game_finished(event: events.GameFinished) -> None:
+    """A rated game's winner is checked for feeders after the end commits (a few cheap queries)."""
+    game = event.game
+    if not (game.rated and game.kind == Game.Kind.FRIENDS):
+        return
+    winners = [p.user_id for p in event.players if p.rank == 1 and p.user_id is not None and not p.is_bot]
+    for uid in winners:
+        transaction.on_commit(lambda uid=uid: _check_feeding_safely(uid))
+
+
+def _check_feeding_safely(user_id: int) -> None:
+    try:
+        check_feeding(user_id)
+    except Exception:  # the game is over and saved; the next rated win checks again
+        logger.exception("could not check account %s for feeders", user_id)
+
+
+# -- staff's review --------------------------------------------------------------------------------------
+
+
+def clear(case_id: int, *, by, note: str = "") -> Case:
+    """Staff found the account honest: back on the boards; flagged again only with new evidence."""
+    with transaction.atomic():
+        case = Case.objects.select_for_update().get(pk=case_id)
+        if case.status not in (Case.Status.FLAGGED, Case.Status.MARKED):
+            raise FairPlayError(_("Only a flagged or marked account can be cleared."))
+        case.status = Case.Status.CLEARED
+        case.cleared_suspicious = case.suspicious_games
+        case.reviewed_by, case.reviewed_at = by, timezone.now()
+        case.note = note or case.note
+        case.save()
+        _set_standing(case.user_id, Profile.Standing.GOOD)
+    return case
+
+
+def mark(case_id: int, *, by, note: str = "") -> Case:
+    """Staff found unfair play: off every board for good, and (in the same transaction, once) the rated
+    opponents of its games of the last REFUND_WINDOW get back what those games cost them."""
+    with transaction.atomic():
+        case = Case.objects.select_for_update().get(pk=case_id)
+        if case.status == Case.Status.MARKED:
+            raise FairPlayError(_("This account is already marked."))
+        now = timezone.now()
+        case.status = Case.Status.MARKED
+        case.reviewed_by, case.reviewed_at = by, now
+        case.note = note or case.note
+        case.save()
+        _set_standing(case.user_id, Profile.Standing.MARKED)
+        events.publish(events.AccountMarked(user_id=case.user_id, since=now - REFUND_WINDOW))
+    return case
+
+
+def report_hidden(*, game: Game, user, turn_number: int) -> bool:
+    """The page of `game` was hidden during `user`'s own turn `turn_number` (which must be the turn
+    being played now, theirs). Counted once per turn (a page that reports a thousand times counts
+    once); False for a game that ranks nobody (not assessed)."""
+    turn = (
+        Turn.objects.filter(game=game, number=turn_number, completed_at__isnull=True)
+        .select_related("player")
+        .first()
+    )
+    if game.status != Game.Status.ACTIVE or turn is None or turn.player.user_id != user.pk:
+        raise FairPlayError(_("That turn is not yours to play now."))
+    if not (game.rated or game.daily_date):
+        return False  # only games that rank people are assessed
+    HiddenTurn.objects.bulk_create(
+        [HiddenTurn(game=game, user=user, turn_number=turn_number)], ignore_conflicts=True
+    )
+    return True
