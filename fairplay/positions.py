@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.strategy.analysis import ALTERNATIVES
-from dicegame.strategy.bots import _greedy, heuristic_strategy
+from dicegame.strategy.bots import greedy_policy, heuristic_strategy
 from dicegame.strategy.decisions import Choice
 from fairplay.model import Decision
 
@@ -17,8 +17,8 @@ def habits(sheet: Scoresheet, dice: tuple[int, ...], rolls_left: int) -> tuple[o
     """What the rules of thumb take here: (the medium computer's choice, the points-now choice), each a
     Box after the last roll or the sorted dice to hold before it."""
     if rolls_left == 0:
-        return heuristic_strategy().best_box(sheet, dice), _greedy().best_box(sheet, dice)
-    return heuristic_strategy().best_keep(sheet, dice, rolls_left), _greedy().best_keep(
+        return heuristic_strategy().best_box(sheet, dice), greedy_policy().best_box(sheet, dice)
+    return heuristic_strategy().best_keep(sheet, dice, rolls_left), greedy_policy().best_keep(
         sheet, dice, rolls_left
     )
 

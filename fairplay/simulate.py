@@ -20,7 +20,7 @@ import numpy as np
 
 from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.strategy.analysis import keep_choices
-from dicegame.strategy.bots import _greedy, heuristic_strategy
+from dicegame.strategy.bots import greedy_policy, heuristic_strategy
 from dicegame.strategy.decisions import Choice, Strategy
 from fairplay import positions
 from fairplay.model import Decision
@@ -87,7 +87,7 @@ class Player:
             # The greedy bot, misjudging: on a share of decisions as noisy as a weak player.
             if rng.random() < min(1.0, self.noise / 4.0):
                 return boltzmann_pick(rng, choices, 4.0), False
-            greedy = _greedy()
+            greedy = greedy_policy()
             target = (
                 greedy.best_box(sheet, dice) if rolls_left == 0 else greedy.best_keep(sheet, dice, rolls_left)
             )
