@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from puzzles.models import Attempt, DailyPuzzle, Puzzle, PuzzleRating, PuzzleSource
+from puzzles.models import Attempt, DailyPuzzle, Puzzle, PuzzleRating, PuzzleReveal, PuzzleSource
 
 
 @admin.register(Puzzle)
@@ -19,6 +19,12 @@ class PuzzleSourceAdmin(admin.ModelAdmin):
 class PuzzleRatingAdmin(admin.ModelAdmin):
     list_display = ("user", "rating", "rd", "attempts", "solved")
     raw_id_fields = ("user",)
+
+
+@admin.register(PuzzleReveal)
+class PuzzleRevealAdmin(admin.ModelAdmin):
+    list_display = ("puzzle", "user", "device", "created_at")
+    raw_id_fields = ("puzzle", "user")
 
 
 admin.site.register(Attempt)

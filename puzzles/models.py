@@ -3,12 +3,14 @@
 A puzzle is a position (sheet, dice, rolls left) stored once however many games reached it
 (`key`); each game's turn that reached it with a large loss is a `PuzzleSource`. Puzzles and people
 have Glicko-2 ratings (`dicegame.rules.glicko2`); a person's first attempt at a puzzle (`Attempt`, one per
-puzzle and person) moves both, later attempts are practice."""
+puzzle and person) moves both, later attempts are practice. An attempt is rated only if the puzzle's
+answer was never shown to that account nor in that browser (`PuzzleReveal`)."""
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from dicegame.models import Game, Player
@@ -124,6 +126,52 @@ class Attempt(models.Model):
 
     def __str__(self):
         return f"{self.user} on puzzle {self.puzzle_id}"
+
+
+class PuzzleReveal(models.Model):
+    """That a puzzle's answer was shown: in a browser (`device`, the puzzles' own cookie) or to an
+    account (`user`), one row each, so an attempt after it cannot be rated. Kept per browser as well as
+    per account because the attack is seeing the answer as a guest, or from one account, and then
+    answering from another account in the same browser.
+
+    A row is one or the other, never both: an account seen on two browsers, or a browser used by
+    two accounts, would otherwise need two rows that each unique constraint forbids."""
+
+    puzzle = models.ForeignKey(Puzzle, on_delete=models.CASCADE, related_name="reveals")
+    device = models.CharField(max_length=64, blank=True, default="")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="puzzle_reveals",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["puzzle", "device"], condition=~Q(device=""), name="one_reveal_per_device"
+            ),
+            models.UniqueConstraint(
+                fields=["puzzle", "user"], condition=Q(user__isnull=False), name="one_reveal_per_user"
+            ),
+            models.CheckConstraint(
+                condition=(~Q(device="") & Q(user__isnull=True)) | (Q(device="") & Q(user__isnull=False)),
+                name="reveal_to_a_device_or_a_user",
+            ),
+        ]
+
+    def __str__(self):
+        to = f"device {self.device[:6]}…" if self.device else f"user {self.user_id}"
+        return f"Puzzle {self.puzzle_id} shown to {to}"
+
+
+# Why an attempt is practice (`services.Answer.practice_reason`, `selectors.practice_reason`); the
+# puzzle page's template compares against these values.
+TRIED = "tried"  # the account's rated attempt is made
+SHOWN_TO_ACCOUNT = "account"  # the answer was shown to this account (in practice, from another browser)
+SHOWN_IN_BROWSER = "browser"  # the answer was shown in this browser, as a guest or to another account
 
 
 class DailyPuzzle(models.Model):

@@ -8,7 +8,16 @@ from dataclasses import dataclass
 from django.db.models import F
 from django.db.models.functions import Abs
 
-from puzzles.models import Attempt, Puzzle, PuzzleRating, PuzzleSource
+from puzzles.models import (
+    SHOWN_IN_BROWSER,
+    SHOWN_TO_ACCOUNT,
+    TRIED,
+    Attempt,
+    Puzzle,
+    PuzzleRating,
+    PuzzleReveal,
+    PuzzleSource,
+)
 from puzzles.positions import THEMES
 
 DEFAULT_RATING = 1500.0
@@ -32,13 +41,21 @@ def rating_of(user) -> PuzzleRating | None:
     return PuzzleRating.objects.filter(user=user).first()
 
 
-def next_puzzle(*, user=None, theme: str | None = None, seen: Iterable[int] = ()) -> Puzzle | None:
+def next_puzzle(
+    *, user=None, theme: str | None = None, seen: Iterable[int] = (), device: str = ""
+) -> Puzzle | None:
     """The puzzle to offer next: a person's own mistakes first (puzzles from their own seats they have
     not tried yet, oldest first), then the untried puzzle whose rating is nearest theirs (a guest's:
-    1500, and the ones this session tried left out); within the theme when one is chosen."""
+    1500, and the ones this session tried left out); within the theme when one is chosen. Puzzles whose
+    answer this account or this browser has been shown are left out too: an attempt there would be
+    practice, and without an Attempt row the same puzzle would come back every time."""
     pool = themed(theme)
+    if device:
+        pool = pool.exclude(pk__in=PuzzleReveal.objects.filter(device=device).values("puzzle"))
     if user is not None:
-        pool = pool.exclude(rated_attempts__user=user)
+        pool = pool.exclude(rated_attempts__user=user).exclude(
+            pk__in=PuzzleReveal.objects.filter(user=user).values("puzzle")
+        )
         own = pool.filter(sources__player__user=user).order_by("pk").first()
         if own is not None:
             return own
@@ -50,9 +67,19 @@ def next_puzzle(*, user=None, theme: str | None = None, seen: Iterable[int] = ()
     return pool.annotate(distance=Abs(F("rating") - rating)).order_by("distance", "pk").first()
 
 
-def tried(puzzle: Puzzle, user) -> bool:
-    """Whether the person has made their rated attempt at this puzzle (any further one is practice)."""
-    return Attempt.objects.filter(puzzle=puzzle, user=user).exists()
+def practice_reason(puzzle: Puzzle, user, device: str = "") -> str:
+    """Why the person's next attempt at this puzzle would be practice (puzzles.models.TRIED,
+    SHOWN_TO_ACCOUNT, SHOWN_IN_BROWSER), or "" when it would be rated or they are a guest. The same
+    order as `services.answer`, which decides for itself under its locks."""
+    if user is None:
+        return ""
+    if Attempt.objects.filter(puzzle=puzzle, user=user).exists():
+        return TRIED
+    if PuzzleReveal.objects.filter(puzzle=puzzle, user=user).exists():
+        return SHOWN_TO_ACCOUNT
+    if device and PuzzleReveal.objects.filter(puzzle=puzzle, device=device).exists():
+        return SHOWN_IN_BROWSER
+    return ""
 
 
 def own_source(puzzle: Puzzle, user) -> PuzzleSource | None:
@@ -73,15 +100,22 @@ class Stats:
     rating: PuzzleRating | None
     pool: int
     per_theme: dict[str, int]
-    own_left: int  # the viewer's own-mistake puzzles not yet tried
+    own_left: int  # the viewer's own-mistake puzzles not yet tried nor shown to them
 
 
-def stats(user=None) -> Stats:
+def stats(user=None, device: str = "") -> Stats:
     pool = Puzzle.objects.all()
     per_theme = {t: pool.filter(**{f"theme_{t}": True}).count() for t in THEMES}
     own_left = 0
     if user is not None:
+        own = pool
+        if device:
+            own = own.exclude(pk__in=PuzzleReveal.objects.filter(device=device).values("puzzle"))
         own_left = (
-            pool.filter(sources__player__user=user).exclude(rated_attempts__user=user).distinct().count()
+            own.filter(sources__player__user=user)
+            .exclude(rated_attempts__user=user)
+            .exclude(pk__in=PuzzleReveal.objects.filter(user=user).values("puzzle"))
+            .distinct()
+            .count()
         )
     return Stats(rating=rating_of(user), pool=pool.count(), per_theme=per_theme, own_left=own_left)

@@ -1,5 +1,5 @@
 """Writes of the puzzles: the pool (from finished games' stored analyses), answers with their rating
-updates, and the daily puzzle.
+updates and the record of whom each answer was shown to, and the daily puzzle.
 
 A finished game's puzzles are added after its end commits (this app hears of it: `puzzles.apps`)."""
 
@@ -22,7 +22,17 @@ from dicegame.rules.scoring import Box
 from dicegame.strategy import Strategy
 from dicegame.strategy import analysis as A
 from puzzles import positions as P
-from puzzles.models import Attempt, DailyPuzzle, Puzzle, PuzzleRating, PuzzleSource
+from puzzles.models import (
+    SHOWN_IN_BROWSER,
+    SHOWN_TO_ACCOUNT,
+    TRIED,
+    Attempt,
+    DailyPuzzle,
+    Puzzle,
+    PuzzleRating,
+    PuzzleReveal,
+    PuzzleSource,
+)
 
 # The daily puzzle is drawn from the puzzles whose best choice is at least this far ahead of the second
 # (the whole site plays it: no room for argument), or from the whole pool while there are none.
@@ -154,7 +164,8 @@ class Answer:
     best: P.Option
     second: P.Option
     rated: bool = False  # this answer moved the ratings (a person's first attempt)
-    practice: bool = False  # a person's later attempt: nothing moved
+    practice: bool = False  # a person's attempt that may not count: nothing moved
+    practice_reason: str = ""  # why: puzzles.models.TRIED, SHOWN_TO_ACCOUNT or SHOWN_IN_BROWSER
     rating_before: float | None = None
     rating_after: float | None = None
 
@@ -193,11 +204,36 @@ def choice_of(puzzle: Puzzle, *, box: str | None = None, keep: list[int] | None 
     return "keep:" + ",".join(str(v) for v in sorted(dice[i - 1] for i in indices))
 
 
-def answer(puzzle: Puzzle, choice: str, *, user=None, strategy: Strategy | None = None) -> Answer:
-    """Check a choice (a key from `choice_of`) against the puzzle's position. A logged-in person's
-    first attempt at the puzzle moves their puzzle rating and the puzzle's (Glicko-2, one game each);
-    later attempts are practice. Exactly once, even when two submissions race: the attempt's unique
-    row (puzzle, person) is written in the same transaction as both ratings."""
+def reveal(puzzle: Puzzle, *, user=None, device: str = "") -> tuple[bool, bool]:
+    """Record that the puzzle's answer is being shown to this account and in this browser (either may be
+    missing). Returns whether each was new: (to the account, in the browser), True for a missing one.
+    The unique rows decide, so of two requests racing to be first exactly one is told it was."""
+    new_to_account = new_in_browser = True
+    if user is not None:
+        new_to_account = _claim(puzzle, user=user, device="")
+    if device:
+        new_in_browser = _claim(puzzle, user=None, device=device)
+    return new_to_account, new_in_browser
+
+
+def _claim(puzzle: Puzzle, *, user, device: str) -> bool:
+    try:
+        with transaction.atomic():
+            _row, created = PuzzleReveal.objects.get_or_create(puzzle=puzzle, user=user, device=device)
+    except IntegrityError:  # the other request's row is there now, whatever get_or_create made of it
+        return False
+    return created
+
+
+def answer(
+    puzzle: Puzzle, choice: str, *, user=None, device: str = "", strategy: Strategy | None = None
+) -> Answer:
+    """Check a choice (a key from `choice_of`) against the puzzle's position; showing the result shows
+    the answer, so it is recorded for the account and the browser (`device`, "" when unknown). A
+    logged-in person's attempt moves their puzzle rating and the puzzle's (Glicko-2, one game each) only
+    if it is their first and the answer was never shown to the account nor in the browser before; any
+    other is practice, and says why. Exactly once, even when submissions race: the reveals and the
+    attempt's unique row (puzzle, person) are written in the same transaction as both ratings."""
     choices = position_options(puzzle, strategy)
     chosen = next((o for o in choices if o.key == choice), None)
     if chosen is None:
@@ -209,12 +245,20 @@ def answer(puzzle: Puzzle, choice: str, *, user=None, strategy: Strategy | None 
         shown = [*shown, chosen]
     result = Answer(correct=correct, chosen=chosen, shown=shown, best=best, second=second)
     if user is None:
+        reveal(puzzle, device=device)
         return result
     with transaction.atomic():
         # The person's rating row first (then the puzzle's): two answers of one person wait in line here.
         mine, _created = PuzzleRating.objects.select_for_update().get_or_create(user=user)
-        if Attempt.objects.filter(puzzle=puzzle, user=user).exists():
-            return _practice(result, mine)
+        tried = Attempt.objects.filter(puzzle=puzzle, user=user).exists()
+        # Claimed before rating: two accounts answering at once in one browser cannot both be first.
+        new_to_account, new_in_browser = reveal(puzzle, user=user, device=device)
+        if tried:
+            return _practice(result, mine, TRIED)
+        if not new_to_account:
+            return _practice(result, mine, SHOWN_TO_ACCOUNT)
+        if not new_in_browser:
+            return _practice(result, mine, SHOWN_IN_BROWSER)
         row = Puzzle.objects.select_for_update().get(pk=puzzle.pk)
         player = Rating(mine.rating, mine.rd, mine.volatility)
         opponent = Rating(row.rating, row.rd, row.volatility)
@@ -234,7 +278,7 @@ def answer(puzzle: Puzzle, choice: str, *, user=None, strategy: Strategy | None 
                     puzzle_rating_after=new_puzzle.rating,
                 )
         except IntegrityError:  # the other submission got there first: this one is practice
-            return _practice(result, mine)
+            return _practice(result, mine, TRIED)
         before = mine.rating
         mine.rating, mine.rd, mine.volatility = new_player.rating, new_player.rd, new_player.volatility
         mine.attempts += 1
@@ -250,8 +294,10 @@ def answer(puzzle: Puzzle, choice: str, *, user=None, strategy: Strategy | None 
     return replace(result, rated=True, rating_before=before, rating_after=mine.rating)
 
 
-def _practice(result: Answer, mine: PuzzleRating) -> Answer:
-    return replace(result, practice=True, rating_before=mine.rating, rating_after=mine.rating)
+def _practice(result: Answer, mine: PuzzleRating, reason: str) -> Answer:
+    return replace(
+        result, practice=True, practice_reason=reason, rating_before=mine.rating, rating_after=mine.rating
+    )
 
 
 # -- the daily puzzle --------------------------------------------------------------------------------

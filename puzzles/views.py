@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+import secrets
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -26,9 +29,51 @@ from puzzles.positions import Option
 SEEN_KEY = "puzzles_seen"  # a guest's tried puzzles (they have no rating to exclude them by)
 SEEN_LIMIT = 500
 
+# The browser's mark (PuzzleReveal.device). Not the session: logging in or out replaces the session,
+# and seeing an answer as a guest, or from another account, in the same browser must still count.
+# Signed so that a made-up or altered value is no mark at all (a new one is set); it proves nothing
+# about a visitor who clears their cookies, which no cookie can.
+DEVICE_COOKIE = "penta_device"
+DEVICE_SALT = "puzzles.device"
+DEVICE_MAX_AGE = 2 * 365 * 24 * 60 * 60
+_DEVICE_SHAPE = re.compile(r"[A-Za-z0-9_-]{32}")
+
 
 def _user(request: HttpRequest):
     return request.user if request.user.is_authenticated else None
+
+
+def _known_device(request: HttpRequest) -> str:
+    """This browser's mark, or "" when it has none or the cookie's signature does not hold."""
+    value = request.get_signed_cookie(DEVICE_COOKIE, default="", salt=DEVICE_SALT, max_age=DEVICE_MAX_AGE)
+    return value if _DEVICE_SHAPE.fullmatch(value) else ""
+
+
+@dataclass(frozen=True)
+class Device:
+    id: str
+    new: bool  # made for this request: the response sets it (`_mark`)
+
+
+def _device(request: HttpRequest) -> Device:
+    """This browser's mark, made now when it has none."""
+    known = _known_device(request)
+    return Device(known, False) if known else Device(secrets.token_urlsafe(24), True)
+
+
+def _mark(response: HttpResponse, device: Device) -> HttpResponse:
+    if not device.new:
+        return response
+    response.set_signed_cookie(
+        DEVICE_COOKIE,
+        device.id,
+        salt=DEVICE_SALT,
+        max_age=DEVICE_MAX_AGE,
+        httponly=True,
+        samesite="Lax",
+        secure=settings.SESSION_COOKIE_SECURE,
+    )
+    return response
 
 
 def _theme(request: HttpRequest) -> str:
@@ -134,7 +179,11 @@ def _answer_context(puzzle: Puzzle, result: services.Answer) -> dict:
     }
 
 
-def _page(request: HttpRequest, puzzle: Puzzle, *, status: int = 200, **extra) -> HttpResponse:
+def _page(
+    request: HttpRequest, puzzle: Puzzle, device: Device, *, status: int = 200, **extra
+) -> HttpResponse:
+    """The puzzle's page (or, for htmx, its answer region), with the browser's mark set if it is new:
+    every page of a puzzle is where an answer may be shown next."""
     user = _user(request)
     theme = _theme(request)
     source = selectors.own_source(puzzle, user)
@@ -146,7 +195,8 @@ def _page(request: HttpRequest, puzzle: Puzzle, *, status: int = 200, **extra) -
         "own_line": own_mistake_line(source) if source else "",
         "own_source": source,
         "is_daily": services.daily_puzzle(days.today(timezone.now())) == puzzle,
-        "tried": user is not None and selectors.tried(puzzle, user),
+        # Before answering only: with an answer shown, its own line says what counted and why.
+        "practice_note": "" if "answer" in extra else selectors.practice_reason(puzzle, user, device.id),
         "next_url": reverse("puzzles:next") + (f"?{urlencode({'theme': theme})}" if theme else ""),
         "form_url": reverse("puzzles:puzzle", args=[puzzle.pk])
         + (f"?{urlencode({'theme': theme})}" if theme else ""),
@@ -154,14 +204,15 @@ def _page(request: HttpRequest, puzzle: Puzzle, *, status: int = 200, **extra) -
         **extra,
     }
     template = "puzzles/puzzle.html#puzzle-answer" if request.htmx else "puzzles/puzzle.html"
-    return TemplateResponse(request, template, context, status=status)
+    response = TemplateResponse(request, template, context, status=status)
+    return _mark(response, device)
 
 
 @require_GET
 def index(request: HttpRequest) -> HttpResponse:
     user = _user(request)
     context = {
-        "stats": selectors.stats(user),
+        "stats": selectors.stats(user, _known_device(request)),
         "theme_labels": THEME_LABELS,
         "daily": services.daily_puzzle(days.today(timezone.now())),
         "empty": request.GET.get("empty") == "1",
@@ -176,7 +227,9 @@ def next_puzzle(request: HttpRequest) -> HttpResponse:
     if not selectors.valid_theme(theme):
         return _bad_theme()
     seen = request.session.get(SEEN_KEY, []) if not request.user.is_authenticated else ()
-    puzzle = selectors.next_puzzle(user=_user(request), theme=theme or None, seen=seen)
+    puzzle = selectors.next_puzzle(
+        user=_user(request), theme=theme or None, seen=seen, device=_known_device(request)
+    )
     query = f"?{urlencode({'theme': theme})}" if theme else ""
     if puzzle is None:
         return redirect(reverse("puzzles:index") + (f"{query}&" if query else "?") + "empty=1")
@@ -196,8 +249,9 @@ def puzzle(request: HttpRequest, puzzle_id: int) -> HttpResponse:
     found = get_object_or_404(Puzzle, pk=puzzle_id)
     if not selectors.valid_theme(_theme(request)):
         return _bad_theme()
+    device = _device(request)
     if request.method == "GET":
-        return _page(request, found)
+        return _page(request, found, device)
     box = request.POST.get("box")
     try:
         if box is None and request.POST.get("action") != "keep":
@@ -206,11 +260,11 @@ def puzzle(request: HttpRequest, puzzle_id: int) -> HttpResponse:
         if box is None and keep is None:
             raise services.PuzzleError(_("Choose dice 1 to 5, each at most once."))
         choice = services.choice_of(found, box=box, keep=keep)
-        result = services.answer(found, choice, user=_user(request))
+        result = services.answer(found, choice, user=_user(request), device=device.id)
     except services.PuzzleError as exc:
-        return _page(request, found, status=exc.status, error=exc.message)
+        return _page(request, found, device, status=exc.status, error=exc.message)
     if not request.user.is_authenticated:
         seen = request.session.get(SEEN_KEY, [])
         if found.pk not in seen:
             request.session[SEEN_KEY] = [*seen, found.pk][-SEEN_LIMIT:]
-    return _page(request, found, **_answer_context(found, result))
+    return _page(request, found, device, **_answer_context(found, result))
