@@ -65,3 +65,21 @@
     });
   });
 })();
+
+// Game review: the left and right arrow keys step through the replay's decisions (the page's own
+// Previous/Next links), unless a form control has the focus.
+(function () {
+  "use strict";
+  document.addEventListener("keydown", function (event) {
+    if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
+    if (!document.getElementById("replay")) return;
+    const focused = document.activeElement;
+    if (focused && focused.matches("input, select, textarea, [contenteditable]")) return;
+    if (document.querySelector("#replay.htmx-request, #replay .htmx-request")) return;
+    const link = document.querySelector('#replay [data-replay="' + (event.key === "ArrowLeft" ? "prev" : "next") + '"]');
+    if (!link) return;
+    event.preventDefault();
+    link.click();
+  });
+})();

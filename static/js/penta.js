@@ -405,29 +405,8 @@
   });
 })();
 
-// Game review: the left and right arrow keys step through the replay's decisions (the page's own
-// Previous/Next links), unless a form control has the focus.
-(function () {
-  "use strict";
-  document.addEventListener("keydown", function (event) {
-    if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
-    if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
-    if (!document.getElementById("replay")) return;
-    const focused = document.activeElement;
-    if (focused && focused.matches("input, select, textarea, [contenteditable]")) return;
-    if (document.querySelector("#replay.htmx-request, #replay .htmx-request")) return;
-    const link = document.querySelector('#replay [data-replay="' + (event.key === "ArrowLeft" ? "prev" : "next") + '"]');
-    if (!link) return;
-    event.preventDefault();
-    link.click();
-  });
-})();
-
-// Fair play: the page tells the server, once per turn, that it was hidden during the player's own
-// turn of a rated or daily game (a weak signal; the server checks the turn is theirs and counts it once).
-document.addEventListener("visibilitychange", function () {
-  "use strict";
-  const form = document.getElementById("game-form");
-  if (document.visibilityState !== "hidden" || !form || !form.dataset.hiddenReport) return;
-  navigator.sendBeacon(form.dataset.hiddenReport, new FormData(form));
+// data-hidden-report: see game.html.
+document.addEventListener("visibilitychange", () => {
+  const f = document.getElementById("game-form");
+  if (document.hidden && f && f.dataset.hiddenReport) navigator.sendBeacon(f.dataset.hiddenReport, new FormData(f));
 });
