@@ -14,3 +14,6 @@ class RatingsConfig(AppConfig):
 
         # In the finishing transaction, under the game's row lock: the ratings move with the end, once.
         events.subscribe(events.GameFinished, services.on_game_finished)
+        # In the marking transaction: the marked account's rated opponents get their losses back with
+        # the mark, once.
+        events.subscribe(events.AccountMarked, services.on_account_marked)

@@ -72,6 +72,13 @@ class RatingChange(models.Model):
     opponents = models.PositiveSmallIntegerField()
     # A forfeit: the person left, or the computer played more than the limit of their turns.
     forfeit = models.BooleanField(default=False)
+    # How much the game's results counted for this person (ratings.services): the mean of their results'
+    # weights, 1 when every result counted in full. `discounts` tells why, one entry per opponent whose
+    # result counted for less or not at all, for the fair-play review: {"opponent": user id, "weight":
+    # w, and "pair_game": n (the nth rated game of the two in 24 hours) / "newcomer": true (the
+    # opponent had fewer than NEWCOMER_GAMES rated games) / "abort": true (the opponent left early)}.
+    weight = models.FloatField(default=1.0)
+    discounts = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -82,3 +89,28 @@ class RatingChange(models.Model):
 
     def __str__(self):
         return f"{self.user} in game {self.game_id}: {self.rating_before:.0f} -> {self.rating_after:.0f}"
+
+
+class RatingRefund(models.Model):
+    """A rating loss given back: the person lost `points` in `game` to an account later marked for
+    unfair play. The unique (game, user) pair is what makes a refund happen once, however often or
+    however concurrently the account is marked."""
+
+    game = models.ForeignKey("dicegame.Game", on_delete=models.CASCADE, related_name="rating_refunds")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_refunds"
+    )
+    points = models.FloatField()
+    # The marked account whose marking gave it back (kept if that account is deleted later).
+    marked = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("rating refund")
+        ordering = ["user", "created_at", "id"]
+        constraints = [models.UniqueConstraint(fields=["game", "user"], name="one_rating_refund_per_game")]
+
+    def __str__(self):
+        return f"{self.user} in game {self.game_id}: +{self.points:.0f}"

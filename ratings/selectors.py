@@ -1,4 +1,5 @@
-"""Reads about ratings: a person's rating, its history as a chart, a game's rating changes, the board."""
+"""Reads about ratings: a person's rating, its history as a chart, a game's rating changes, the board, the
+refunds a person got and why a game's results counted for less."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.utils.translation import gettext as _
 
 from dicegame import charts
-from ratings.models import PROVISIONAL_RD, PlayerRating, RatingChange
+from ratings.models import PROVISIONAL_RD, PlayerRating, RatingChange, RatingRefund
 
 HISTORY_POINTS = 200  # the chart shows the last 200 rated games
 
@@ -87,3 +88,33 @@ def rating_board_values(user_ids) -> dict[int, tuple[int, int, bool, str]]:
     return {
         r.user_id: (round(r.rating), r.games, r.current().rd > PROVISIONAL_RD, r.user.username) for r in rows
     }
+
+
+def refunds_of(user_id: int) -> list[RatingRefund]:
+    """The rating losses given back to the person (games against an account marked for unfair play),
+    oldest first. The rating history stays as the games left it; the refunds are on top of it."""
+    return list(RatingRefund.objects.filter(user_id=user_id).order_by("created_at", "id"))
+
+
+def discount_notes(change: RatingChange, names: dict[int, str] | None = None) -> list[str]:
+    """Why the game's results counted for less for this person, one line per opponent (the fair-play
+    review passes the opponents' names by user id; without them the lines name nobody)."""
+    notes = []
+    for d in change.discounts:
+        if d.get("abort"):
+            why = _("left before playing enough of their own turns: no result")
+        else:
+            reasons = []
+            if "pair_game" in d:
+                reasons.append(
+                    _("the same two people's rated game number %(n)d in 24 hours") % {"n": d["pair_game"]}
+                )
+            if d.get("newcomer"):
+                reasons.append(_("a newcomer's result"))
+            why = _("counted ×%(weight)s: %(reasons)s") % {
+                "weight": f"{d['weight']:g}",
+                "reasons": ", ".join(reasons),
+            }
+        name = (names or {}).get(d["opponent"])
+        notes.append(_("against %(name)s: %(why)s") % {"name": name, "why": why} if name else why)
+    return notes

@@ -2,6 +2,11 @@
 
 One call of `rate` is one rating period for one player: every result is scored against the opponent's
 rating as it stood before the period, so the order of the games inside a period does not matter.
+
+A result may carry a weight between 0 and 1 (the weighted Glicko form): it scales that result's terms in
+the estimated variance's inverse and in the improvement sum, as if the game had been a fraction of a
+game. The ratings use it to count results that say little about strength (the same two accounts again
+and again, a brand-new account) for less; a weight of 1 is Glickman's system exactly.
 """
 
 from __future__ import annotations
@@ -15,6 +20,9 @@ SCALE = 173.7178
 BASE = 1500.0
 # Convergence tolerance of the volatility iteration (step 5), as in the paper.
 EPSILON = 1e-6
+# A result weighing less than this counts as no result: its variance (1 / weight) would overflow step 5's
+# arithmetic long before 1e-150, and it could not move a rating by a billionth of a point anyway.
+MIN_WEIGHT = 1e-12
 
 
 @dataclass(frozen=True)
@@ -72,24 +80,37 @@ def idle(player: Rating, periods: int) -> Rating:
     return Rating(player.rating, min(grown, Rating.rd), player.volatility)
 
 
-def rate(player: Rating, results: Sequence[tuple[Rating, float]], *, tau: float = 0.5) -> Rating:
-    """One rating period: `results` are (opponent's rating before the period, score 1 / 0.5 / 0)."""
+Result = tuple[Rating, float] | tuple[Rating, float, float]
+
+
+def rate(player: Rating, results: Sequence[Result], *, tau: float = 0.5) -> Rating:
+    """One rating period: `results` are (opponent's rating before the period, score 1 / 0.5 / 0) or
+    (opponent, score, weight) with 0 <= weight <= 1 (1 when left out)."""
     # Step 2: to the Glicko-2 scale.
     mu = (player.rating - BASE) / SCALE
     phi = player.rd / SCALE
     sigma = player.volatility
-    if not results:
-        # An empty period only lets the deviation grow (step 6 with the volatility unchanged).
-        return Rating(player.rating, math.sqrt(phi * phi + sigma * sigma) * SCALE, sigma)
     # Steps 3 and 4: the estimated variance v and the estimated improvement delta.
     inverse_v = 0.0
     improvement = 0.0
-    for opponent, score in results:
+    counted = False
+    for result in results:
+        opponent, score = result[0], result[1]
+        weight = result[2] if len(result) > 2 else 1.0
+        if not 0.0 <= weight <= 1.0:
+            raise ValueError(f"a result's weight is between 0 and 1, not {weight}")
+        if weight < MIN_WEIGHT:
+            continue
+        counted = True
         mu_j = (opponent.rating - BASE) / SCALE
         g_j = _g(opponent.rd / SCALE)
         e_j = _expected(mu, mu_j, g_j)
-        inverse_v += g_j * g_j * e_j * (1.0 - e_j)
-        improvement += g_j * (score - e_j)
+        inverse_v += weight * g_j * g_j * e_j * (1.0 - e_j)
+        improvement += weight * g_j * (score - e_j)
+    if not counted:
+        # An empty period (or one whose every result weighs nothing) only lets the deviation grow
+        # (step 6 with the volatility unchanged).
+        return Rating(player.rating, math.sqrt(phi * phi + sigma * sigma) * SCALE, sigma)
     v = 1.0 / inverse_v
     delta = v * improvement
     # Step 5: the new volatility.

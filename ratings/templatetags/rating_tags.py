@@ -59,13 +59,19 @@ def rating_rule_text():
 def player_rating_section(target):
     changes = selectors.rating_history(user_id=target.pk)
     current = selectors.shown(changes[-1].user.rating) if changes else None
+    shown_changes = changes[::-1][:10]
+    for change in shown_changes:
+        change.notes = "; ".join(selectors.discount_notes(change))
+    # A refund gives back a loss in a rated game, so without a rated game there is none to read.
+    refunds = selectors.refunds_of(target.pk) if changes else []
     return {
         "target": target,
         "badge": _badge(current),
-        "changes": changes[::-1][:10],
+        "changes": shown_changes,
         "games": current.games if current else 0,
         "chart": mark_safe(selectors.history_chart(changes)),  # charts escapes every text
         "rule": rating_rule(),
+        "refunded": round(sum(r.points for r in refunds)) if refunds else None,
     }
 
 

@@ -19,7 +19,7 @@ from dicegame.records import STAND_IN_TURN_LIMIT
 from dicegame.rules import glicko2
 from ratings.models import PROVISIONAL_RD, PlayerRating, RatingChange
 from ratings.selectors import rating_of_user
-from ratings.services import game_rate
+from ratings.services import NEWCOMER_WEIGHT, game_rate
 from tests.support.factories import UserFactory, actor
 from tests.support.ratings import play_out, play_rated_turn, rated_room
 
@@ -37,7 +37,9 @@ def people(n: int) -> list:
 
 
 def expected_after(game: Game, forfeits=frozenset()) -> dict[int, glicko2.Rating]:
-    """What glicko2.rate gives each person for the game's pairwise results, from 1500/350 before."""
+    """What glicko2.rate gives each person for the game's pairwise results, from 1500/350 before. Every
+    person here plays their first rated game, so each result is against a newcomer and counts at
+    NEWCOMER_WEIGHT (tests/ratings/test_fair_play.py has the settled players)."""
     seats = [p for p in game.players.all() if p.user_id]
     start = glicko2.Rating()
     out = {}
@@ -52,7 +54,7 @@ def expected_after(game: Game, forfeits=frozenset()) -> dict[int, glicko2.Rating
                 score = 1.0
             else:
                 score = 1.0 if p.total > q.total else 0.5 if p.total == q.total else 0.0
-            results.append((start, score))
+            results.append((start, score, NEWCOMER_WEIGHT))
         if results:
             out[p.user_id] = glicko2.rate(start, results)
     return out
@@ -68,6 +70,7 @@ def assert_ratings(expected: dict[int, glicko2.Rating], game: Game) -> None:
         change = RatingChange.objects.get(game=game, user_id=user_id)
         assert (change.rating_before, change.rd_before) == (1500.0, 350.0)
         assert change.rating_after == pytest.approx(want.rating, abs=1e-9)
+        assert change.weight == NEWCOMER_WEIGHT
     assert RatingChange.objects.filter(game=game).count() == len(expected)
 
 
@@ -181,7 +184,8 @@ def test_two_forfeits_have_no_result_between_them(strategy):
     game = rated_room(a, [b, c])
 
     def leave(t):
-        if t.player.user_id in (b.pk, c.pk) and t.player.left_at is None:
+        # In round 4: after three turns of their own, late enough to be a forfeit and not an abort.
+        if t.player.user_id in (b.pk, c.pk) and t.round == 4 and t.player.left_at is None:
             rooms.seat_leave(game_id=game.pk, actor=actor(b if t.player.user_id == b.pk else c))
             return True
         return False
