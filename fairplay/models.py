@@ -5,6 +5,7 @@ Nothing here is shown to anyone but staff: the signals are private, as online po
 
 from __future__ import annotations
 
+import datetime as dt
 import zlib
 
 import numpy as np
@@ -13,6 +14,16 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from fairplay import model as M
+
+# Marking refunds what the account's rated games cost their opponents over this window before the mark
+# (as lichess refunds its last wins): the ratings app applies it (`events.AccountMarked`).
+REFUND_WINDOW = dt.timedelta(days=30)
+# Accounts that keep feeding one winner: at least FEEDERS accounts, each of which lost at least
+# FEEDER_LOSSES rated games to the same person and played most of its rated games (FEEDER_SHARE)
+# against them.
+FEEDERS = 3
+FEEDER_LOSSES = 3
+FEEDER_SHARE = 0.8
 
 
 class GameSignals(models.Model):

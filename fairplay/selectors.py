@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+from django.utils.formats import number_format
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
 from dicegame import charts
 from dicegame.models import Game
 from fairplay import model as M
-from fairplay.models import Case, GameSignals
+from fairplay.models import FEEDER_LOSSES, FEEDER_SHARE, FEEDERS, REFUND_WINDOW, Case, GameSignals
 
 
 def queue():
@@ -96,11 +98,15 @@ def accuracy_time_chart(games: list[GameEvidence]) -> SafeString:
 
 
 def rules() -> dict:
-    """The model's numbers, for the fair-play page."""
+    """The model's numbers, for the fair-play page (in the page's language's number format)."""
     return {
-        "margin": M.MARGIN,
+        "margin": number_format(M.MARGIN, 1),
         "min_games": M.MIN_SUSPICIOUS_GAMES,
         "min_share": round(100 * M.MIN_SUSPICIOUS_SHARE),
-        "flag_evidence": M.FLAG_EVIDENCE,
-        "t_min": round(M.T_MIN, 2),
+        "flag_evidence": number_format(M.FLAG_EVIDENCE, 0),
+        "odds": number_format(round(math.exp(M.FLAG_EVIDENCE), -3), 0, force_grouping=True),
+        "feeders": FEEDERS,
+        "feeder_losses": FEEDER_LOSSES,
+        "feeder_share": round(100 * FEEDER_SHARE),
+        "refund_days": REFUND_WINDOW.days,
     }

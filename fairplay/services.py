@@ -22,7 +22,15 @@ from dicegame.analysis_store import ReviewError, analysis_for
 from dicegame.models import Game, Player, Turn
 from fairplay import model as M
 from fairplay import positions
-from fairplay.models import Case, GameSignals, HiddenTurn
+from fairplay.models import (
+    FEEDER_LOSSES,
+    FEEDER_SHARE,
+    FEEDERS,
+    REFUND_WINDOW,
+    Case,
+    GameSignals,
+    HiddenTurn,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -31,15 +39,6 @@ ASSESS_BATCH = 50  # games a sweep assesses (the rest wait for the next one)
 # A rated game counts as assessed for fair play from here on only if it is no older than this: the
 # history before fair play has no decision times, and a first sweep must not replay years of games.
 ASSESS_HORIZON = dt.timedelta(days=60)
-# Marking refunds what the account's rated games cost their opponents over this window before the mark
-# (as lichess refunds its last wins): the ratings app applies it (`events.AccountMarked`).
-REFUND_WINDOW = dt.timedelta(days=30)
-# Accounts that keep feeding one winner: at least FEEDERS accounts, each of which lost at least
-# FEEDER_LOSSES rated games to the same person and played most of its rated games (FEEDER_SHARE)
-# against them.
-FEEDERS = 3
-FEEDER_LOSSES = 3
-FEEDER_SHARE = 0.8
 
 
 class FairPlayError(Exception):

@@ -408,5 +408,8 @@
 // data-hidden-report: see game.html.
 document.addEventListener("visibilitychange", () => {
   const f = document.getElementById("game-form");
-  if (document.hidden && f && f.dataset.hiddenReport) navigator.sendBeacon(f.dataset.hiddenReport, new FormData(f));
+  if (!document.hidden || !f || !f.dataset.hiddenReport) return;
+  const data = new FormData(f);
+  data.set("csrfmiddlewaretoken", JSON.parse(document.body.getAttribute("hx-headers"))["X-CSRFToken"]);
+  navigator.sendBeacon(f.dataset.hiddenReport, data);
 });
