@@ -11,14 +11,14 @@ from django.urls import reverse
 from accounts.models import Profile
 from daily import selectors as daily_selectors
 from dicegame import events
-from dicegame.models import Player, Turn
+from dicegame.models import Game, Player, Turn
 from fairplay import model as M
 from fairplay import positions, services
 from fairplay.models import Case, GameSignals, HiddenTurn
 from review.leaderboards import leaderboards
 from tests.support.factories import UserFactory, client_for
 from tests.support.fairplay import assess, rated_games
-from tests.support.games import race, two_player_game
+from tests.support.games import make_game, race, two_player_game
 from tests.support.history import made_up_result
 
 pytestmark = pytest.mark.django_db
@@ -272,3 +272,15 @@ def test_the_review_queue_is_for_staff_only(strategy):
     assert player.get(reverse("admin:fairplay_case_evidence", args=[case.pk])).status_code == 302
     player.post(reverse("admin:fairplay_case_decide", args=[case.pk]), {"decision": "clear"})
     assert Case.objects.get(pk=case.pk).status == Case.Status.FLAGGED
+
+
+def test_the_clock_process_assesses_daily_games_too(strategy):
+    from dicegame.play import sweeper
+
+    player = UserFactory()
+    game = make_game([player], kind=Game.Kind.SOLO, strengths=["hard"])
+    Game.objects.filter(pk=game.pk).update(daily_date=dt.date(2026, 11, 30))
+    casual = make_game([player], kind=Game.Kind.SOLO, strengths=["hard"])
+    sweeper.sweep_apart(force=True)
+    assert GameSignals.objects.filter(game=game, user=player).exists()
+    assert not GameSignals.objects.filter(game=casual).exists()  # a solo game ranks nobody
