@@ -31,6 +31,9 @@ class GameSignals(models.Model):
 
     game = models.ForeignKey("dicegame.Game", on_delete=models.CASCADE, related_name="+")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    version = models.PositiveSmallIntegerField(
+        default=M.MODEL_VERSION, help_text="fairplay.model.MODEL_VERSION"
+    )
     decisions = models.PositiveSmallIntegerField(help_text="informative decisions (not near ties)")
     best = models.PositiveSmallIntegerField(help_text="of them, the best choice")
     loss = models.FloatField(help_text="expected points given up on them")

@@ -42,7 +42,11 @@ def _median(values: list[float]) -> float | None:
 
 def game_evidence(case: Case) -> list[GameEvidence]:
     """The account's assessed games, newest first, with their figures."""
-    rows = list(GameSignals.objects.filter(user_id=case.user_id).order_by("-created_at", "-pk"))
+    rows = list(
+        GameSignals.objects.filter(user_id=case.user_id, version=M.MODEL_VERSION).order_by(
+            "-created_at", "-pk"
+        )
+    )
     games = {g.pk: g for g in Game.objects.filter(pk__in=[r.game_id for r in rows])}
     out = []
     for r in rows:

@@ -62,7 +62,9 @@ def pending_games(limit: int = ASSESS_BATCH) -> list[int]:
     """Assessable games with a person's seat not yet assessed, oldest first."""
     horizon = timezone.now() - ASSESS_HORIZON
     unassessed = Player.objects.filter(game=OuterRef("pk"), user__isnull=False, bot_strength="").exclude(
-        Exists(GameSignals.objects.filter(game=OuterRef("game"), user=OuterRef("user")))
+        Exists(
+            GameSignals.objects.filter(game=OuterRef("game"), user=OuterRef("user"), version=M.MODEL_VERSION)
+        )
     )
     return list(
         _assessed_games()
@@ -121,6 +123,10 @@ def assess_game(game_id: int) -> set[int]:
         ]
         try:
             with transaction.atomic():
+                # Signals of an older model are replaced (their table no longer fits).
+                GameSignals.objects.filter(game=game, user_id=player.user_id).exclude(
+                    version=M.MODEL_VERSION
+                ).delete()
                 GameSignals.objects.create(
                     game=game,
                     user_id=player.user_id,
@@ -155,7 +161,12 @@ def judge(user_id: int) -> Case:
     with transaction.atomic():
         Case.objects.get_or_create(user_id=user_id)
         case = Case.objects.select_for_update().get(user_id=user_id)
-        games = [g.signals for g in GameSignals.objects.filter(user_id=user_id).order_by("created_at")]
+        games = [
+            g.signals
+            for g in GameSignals.objects.filter(user_id=user_id, version=M.MODEL_VERSION).order_by(
+                "created_at"
+            )
+        ]
         v = M.verdict(games)
         case.games, case.suspicious_games = v.games, v.suspicious_games
         case.evidence, case.choice_evidence = round(v.evidence, 3), round(v.choice, 3)

@@ -284,3 +284,15 @@ def test_the_clock_process_assesses_daily_games_too(strategy):
     sweeper.sweep_apart(force=True)
     assert GameSignals.objects.filter(game=game, user=player).exists()
     assert not GameSignals.objects.filter(game=casual).exists()  # a solo game ranks nobody
+
+
+def test_signals_of_an_older_model_are_assessed_again(strategy):
+    cheat = UserFactory(username="cheat")
+    (game,) = rated_games(cheat, 1)
+    assess()
+    GameSignals.objects.filter(game=game).update(version=M.MODEL_VERSION - 1, table=b"stale")
+    assert services.pending_games() == [game.pk]
+    assess()
+    rows = GameSignals.objects.filter(game=game, user=cheat)
+    assert [r.version for r in rows] == [M.MODEL_VERSION]
+    assert rows[0].signals.table.shape == M.empty_table().shape
