@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dicegame.rules.scoring import Box, Scoresheet
-from dicegame.strategy.analysis import keep_choices
+from dicegame.strategy.analysis import TurnLog, held_positions, keep_choices
 from dicegame.strategy.bots import greedy_policy, heuristic_strategy
 from dicegame.strategy.decisions import Choice, Strategy
 from fairplay import positions
@@ -109,34 +109,60 @@ def _index_of(choices: list[Choice], target) -> int:
     raise ValueError(f"{target} is not among the choices")
 
 
-def _roll(rng: np.random.Generator, dice: tuple[int, ...] | None, keep: tuple[int, ...]) -> tuple[int, ...]:
-    fresh = rng.integers(1, 7, 5 - len(keep))
-    return tuple(sorted((*keep, *(int(v) for v in fresh))))
+def _reroll(rng: np.random.Generator, dice: list[int], keep: tuple[int, ...]) -> tuple[list[int], list[bool]]:
+    """Roll the dice not kept: the held ones stay in place, as the site logs a roll."""
+    held = held_positions(dice, keep)
+    return [v if h else int(rng.integers(1, 7)) for v, h in zip(dice, held, strict=True)], held
 
 
-def play(strategy: Strategy, player: Player, rng: np.random.Generator) -> tuple[list[Decision], int]:
-    """One solo game of 13 turns: its decisions as the analysis records them, and the final total."""
+@dataclass(frozen=True)
+class Game:
+    """A simulated game: its decisions as the analysis records them, the final total, and the turns as
+    the site logs them (for `analyse_game`) with each turn's decision times by turn number (as
+    `positions.from_analysis` takes them)."""
+
+    decisions: list[Decision]
+    total: int
+    turns: list[TurnLog]
+    seconds: dict[int, list[float]]
+
+
+def play_game(strategy: Strategy, player: Player, rng: np.random.Generator) -> Game:
+    """One solo game of 13 turns."""
     sheet = Scoresheet()
     decisions: list[Decision] = []
+    turns: list[TurnLog] = []
+    seconds: dict[int, list[float]] = {}
 
     def decide(choices: list[Choice], dice, rolls_left) -> int:
         k, solver = player.pick(rng, choices, sheet, dice, rolls_left)
         margin = choices[0].expected_total - choices[1].expected_total if len(choices) > 1 else 10.0
-        seconds = solver_seconds(rng) if solver else human_seconds(rng, margin)
-        decisions.append(positions.from_choices(choices, k, seconds, sheet, dice, rolls_left))
+        took = solver_seconds(rng) if solver else human_seconds(rng, margin)
+        decisions.append(positions.from_choices(choices, k, took, sheet, dice, rolls_left))
+        seconds.setdefault(len(turns) + 1, []).append(took)
         return k
 
-    for _turn in range(TURNS):
-        dice = _roll(rng, None, ())
+    for number in range(1, TURNS + 1):
+        dice = [int(v) for v in rng.integers(1, 7, 5)]
+        rolls = [{"dice": dice, "held": [False] * 5}]
         for rolls_left in (2, 1):
-            choices = keep_choices(strategy, sheet, dice, rolls_left)
-            keep = choices[decide(choices, dice, rolls_left)].keep
+            choices = keep_choices(strategy, sheet, tuple(dice), rolls_left)
+            keep = choices[decide(choices, tuple(dice), rolls_left)].keep
             if len(keep) == 5:
                 break
-            dice = _roll(rng, dice, keep)
-        choices = strategy.evaluate(sheet, dice, 0)
-        sheet = sheet.place(choices[decide(choices, dice, 0)].box, dice)
-    return decisions, sheet.total
+            dice, held = _reroll(rng, dice, keep)
+            rolls.append({"dice": dice, "held": held})
+        choices = strategy.evaluate(sheet, tuple(dice), 0)
+        box = choices[decide(choices, tuple(dice), 0)].box
+        turns.append(TurnLog(number=number, round=number, seat=0, rolls=rolls, box=box.name))
+        sheet = sheet.place(box, tuple(dice))
+    return Game(decisions, sheet.total, turns, seconds)
+
+
+def play(strategy: Strategy, player: Player, rng: np.random.Generator) -> tuple[list[Decision], int]:
+    """One solo game of 13 turns: its decisions as the analysis records them, and the final total."""
+    game = play_game(strategy, player, rng)
+    return game.decisions, game.total
 
 
 # The honest population the line is calibrated on, strongest first.

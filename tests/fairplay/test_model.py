@@ -5,7 +5,6 @@ of an always-optimal and the strongest honest player, and the decisions a stored
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 
 import numpy as np
 import pytest
@@ -208,43 +207,6 @@ def test_the_strongest_honest_player_is_not_flagged_in_eight_games(strategy):
     assert verdicts[-1].evidence < M.FLAG_EVIDENCE / 2
 
 
-def recorded_play(strategy: Strategy, player: simulate.Player, rng, monkeypatch):
-    """`simulate.play`, with what each decision saw (the dice, the rolls left, the choice taken and its
-    time): every decision of the simulator goes through `positions.from_choices`."""
-    seen = []
-    original = positions.from_choices
-
-    def record(choices, k, seconds, sheet, dice, rolls_left):
-        seen.append((tuple(dice), rolls_left, positions.target(choices[k]), seconds))
-        return original(choices, k, seconds, sheet, dice, rolls_left)
-
-    with monkeypatch.context() as m:
-        m.setattr(positions, "from_choices", record)
-        decisions, total = simulate.play(strategy, player, rng)
-    return decisions, total, seen
-
-
-def turn_logs(seen) -> tuple[list[A.TurnLog], dict[int, list[float]]]:
-    """The game as the site logs it (each roll's dice, the held dice in place), and each turn's times."""
-    logs, rolls, times, by_turn = [], [], [], {}
-    for i, (dice, rolls_left, taken, seconds) in enumerate(seen):
-        if rolls_left == 2:
-            rolls, times = [{"dice": list(dice), "held": [False] * 5}], []
-        times.append(seconds)
-        if rolls_left == 0:
-            n = len(logs) + 1
-            logs.append(A.TurnLog(number=n, round=n, seat=0, rolls=rolls, box=taken.name))
-            by_turn[n] = times
-        elif len(taken) < 5:  # rolled again: the next decision's dice are that roll's
-            before = rolls[-1]["dice"]
-            held = A.held_positions(before, taken)
-            fresh = list((Counter(seen[i + 1][0]) - Counter(taken)).elements())
-            rolls.append(
-                {"dice": [v if h else fresh.pop() for v, h in zip(before, held, strict=True)], "held": held}
-            )
-    return logs, by_turn
-
-
 @pytest.mark.parametrize(
     "player",
     [
@@ -256,12 +218,12 @@ def turn_logs(seen) -> tuple[list[A.TurnLog], dict[int, list[float]]]:
     ],
     ids=lambda p: p.label,
 )
-def test_a_stored_analysis_gives_the_simulators_decisions(strategy, player, monkeypatch):
-    simulated, total, seen = recorded_play(strategy, player, np.random.default_rng(5), monkeypatch)
-    logs, seconds = turn_logs(seen)
-    data = A.analyse_game(logs, [0], strategy)
-    assert data["seats"]["0"]["final"] == total
-    stored = positions.from_analysis(data, 0, seconds)
+def test_a_stored_analysis_gives_the_simulators_decisions(strategy, player):
+    game = simulate.play_game(strategy, player, np.random.default_rng(5))
+    simulated = game.decisions
+    data = A.analyse_game(game.turns, [0], strategy)
+    assert data["seats"]["0"]["final"] == game.total
+    stored = positions.from_analysis(data, 0, game.seconds)
     assert len(stored) == len(simulated)
     for got, want in zip(stored, simulated, strict=True):
         # The analysis stores values to 4 decimals.
