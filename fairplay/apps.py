@@ -9,11 +9,9 @@ class FairplayConfig(AppConfig):
 
     def ready(self):
         # Imported here: an app's modules load once every app's models have.
-        from dicegame import events
         from dicegame.play import sweeper
         from fairplay import services
 
-        events.subscribe(events.GameFinished, services.on_game_finished)
         # In the clock process, apart from the games' own sweep: assessing a game replays its analysis,
         # which no player's action should wait for.
         sweeper.register(services.assess_pending, every=services.ASSESS_EVERY_SECONDS, apart=True)

@@ -76,15 +76,23 @@ def pending_games(limit: int = ASSESS_BATCH) -> list[int]:
 
 
 def assess_pending() -> int:
-    """The clock's sweep: assess what finished since, then re-judge the accounts it concerns."""
+    """The clock's sweep: assess what finished since, re-judge the accounts it concerns, and look for
+    accounts feeding the winners of its rated games."""
     users: set[int] = set()
-    for game_id in pending_games():
+    games = pending_games()
+    for game_id in games:
         try:
             users |= assess_game(game_id)
         except Exception:  # one game that cannot be assessed must not stop the others
             logger.exception("could not assess game %s for fair play", game_id)
     for user_id in sorted(users):
         judge(user_id)
+    # The winners of these rated games: is a ring of accounts feeding them?
+    winners = Player.objects.filter(
+        game_id__in=games, game__rated=True, rank=1, user__isnull=False, bot_strength=""
+    ).values_list("user_id", flat=True)
+    for user_id in sorted(set(winners)):
+        check_feeding(user_id)
     return 0
 
 
@@ -233,23 +241,6 @@ def check_feeding(winner_id: int) -> Case | None:
             _flag(case, Case.Reason.FEEDING)
         case.save()
     return case
-
-
-def on_game_finished(event: events.GameFinished) -> None:
-    """A rated game's winner is checked for feeders after the end commits (a few cheap queries)."""
-    game = event.game
-    if not (game.rated and game.kind == Game.Kind.FRIENDS):
-        return
-    winners = [p.user_id for p in event.players if p.rank == 1 and p.user_id is not None and not p.is_bot]
-    for uid in winners:
-        transaction.on_commit(lambda uid=uid: _check_feeding_safely(uid))
-
-
-def _check_feeding_safely(user_id: int) -> None:
-    try:
-        check_feeding(user_id)
-    except Exception:  # the game is over and saved; the next rated win checks again
-        logger.exception("could not check account %s for feeders", user_id)
 
 
 # -- staff's review --------------------------------------------------------------------------------------

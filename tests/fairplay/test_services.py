@@ -127,9 +127,9 @@ def test_only_flagged_or_marked_accounts_are_cleared(admin_user):
     assert Case.objects.get(pk=case.pk).status == Case.Status.OPEN
 
 
-def lost_to(winner, feeder, n: int) -> None:
+def lost_to(winner, feeder, n: int, strength: str = "hard") -> None:
     """n rated games that `feeder` lost to `winner`."""
-    for game in rated_games(winner, n, opponent=feeder):
+    for game in rated_games(winner, n, opponent=feeder, strength=strength):
         Player.objects.filter(game=game, user=winner).update(rank=1)
         Player.objects.filter(game=game, user=feeder).update(rank=2)
 
@@ -296,3 +296,13 @@ def test_signals_of_an_older_model_are_assessed_again(strategy):
     rows = GameSignals.objects.filter(game=game, user=cheat)
     assert [r.version for r in rows] == [M.MODEL_VERSION]
     assert rows[0].signals.table.shape == M.empty_table().shape
+
+
+def test_the_clock_process_looks_for_feeders_of_its_rated_games_winners(strategy):
+    winner = UserFactory(username="winner")
+    for _ in range(services.FEEDERS):
+        lost_to(winner, UserFactory(), services.FEEDER_LOSSES, strength="medium")
+    assess()
+    case = Case.objects.get(user=winner)
+    assert case.status == Case.Status.FLAGGED and case.reason == Case.Reason.FEEDING
+    assert len(case.feeders) == services.FEEDERS
