@@ -15,11 +15,12 @@ def friend_ids(*, user_id: int) -> set[int]:
 
 
 def friends_of(*, user_id: int) -> QuerySet:
-    # With their ratings (ratings.PlayerRating): the friends list shows them, in the same query.
+    # With their ratings (ratings.PlayerRating): the friends list shows them, in the same query; and
+    # their standing (a marked account's rating is on no list).
     return (
         get_user_model()
         .objects.filter(pk__in=friend_ids(user_id=user_id))
-        .select_related("rating")
+        .select_related("rating", "profile")
         .order_by("username")
     )
 

@@ -15,8 +15,9 @@ from dicegame.models import Game, Player, Turn
 from fairplay import model as M
 from fairplay import positions, services
 from fairplay.models import Case, GameSignals, HiddenTurn
+from ratings.models import PlayerRating
 from review.leaderboards import leaderboards
-from tests.support.factories import UserFactory, client_for
+from tests.support.factories import UserFactory, befriend, client_for
 from tests.support.fairplay import assess, rated_games
 from tests.support.games import make_game, race, two_player_game
 from tests.support.history import made_up_result
@@ -118,6 +119,24 @@ def test_marking_takes_the_account_off_every_board_and_says_so_once(strategy, ad
     page = client_for(cheat).get(reverse("fairplay:page"))
     assert b'id="marked-notice"' in page.content and b"data-appeal" in page.content
     assert b'id="marked-notice"' not in client_for(viewer).get(reverse("fairplay:page")).content
+
+
+def test_a_marked_accounts_rating_is_on_no_friends_list(strategy, admin_user):
+    cheat, honest, viewer = UserFactory(username="cheat"), UserFactory(username="honest"), UserFactory()
+    for friend in (cheat, honest):
+        befriend(viewer, friend)
+        PlayerRating.objects.create(user=friend, rating=1700, rd=60, games=20)
+
+    def badges() -> dict[str, bool]:
+        html = client_for(viewer).get(reverse("accounts:friends")).content.decode()
+        rows = {u: html[html.index(f'data-friend="{u.pk}"') :].split("</li>")[0] for u in (cheat, honest)}
+        return {u.username: 'data-rating="1700"' in row for u, row in rows.items()}
+
+    assert badges() == {"cheat": True, "honest": True}
+    rated_games(cheat, 8)
+    assess()
+    services.mark(Case.objects.get(user=cheat).pk, by=admin_user)
+    assert badges() == {"cheat": False, "honest": True}
 
 
 def test_only_flagged_or_marked_accounts_are_cleared(admin_user):
