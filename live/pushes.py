@@ -121,4 +121,12 @@ def render_board(state, seat: Player | None, language: str, regions: frozenset =
 
 def _event(game: Game, html: str, partial: bool) -> dict:
     # `partial`: only the regions the change can alter; a screen that missed a version can't use it.
-    return {"type": "game.push", "version": game.version, "html": html, "partial": partial}
+    # `acted_at`: when the server took the action that made it (None for the clock's own changes), for
+    # the operators' figure of the time from an action to its push written (dicegame.metrics).
+    return {
+        "type": "game.push",
+        "version": game.version,
+        "html": html,
+        "partial": partial,
+        "acted_at": getattr(game, "acted_at", None),
+    }

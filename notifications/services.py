@@ -28,7 +28,7 @@ from django.utils.timesince import timeuntil
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from dicegame import courier, events, notices
+from dicegame import courier, events, metrics, notices
 from dicegame.errors import GameActionError
 from dicegame.models import Game, Player, Turn
 from dicegame.play.selectors import games_waiting_for
@@ -158,6 +158,12 @@ def _claim(now) -> list[Notification]:
 
 def _done(notification: Notification, state: str, now) -> None:
     Notification.objects.filter(pk=notification.pk).update(state=state, sent_at=now, claimed_until=None)
+    _count(notification, state)
+
+
+def _count(notification: Notification, outcome: str) -> None:
+    turn = notification.kind in (Notification.Kind.YOUR_TURN, Notification.Kind.REMINDER)
+    metrics.NOTIFICATIONS.labels("push" if turn else "mail", outcome).inc()
 
 
 def _retry(notification: Notification, now, error: str) -> None:
@@ -167,7 +173,9 @@ def _retry(notification: Notification, now, error: str) -> None:
             state=Notification.State.FAILED, attempts=attempts, error=error[:300], claimed_until=None
         )
         logger.warning("notification %s given up after %d attempts: %s", notification.pk, attempts, error)
+        _count(notification, Notification.State.FAILED)
         return
+    _count(notification, "retry")
     Notification.objects.filter(pk=notification.pk).update(
         attempts=attempts,
         due_at=now + timedelta(seconds=RETRY_SECONDS[attempts - 1]),
@@ -295,6 +303,7 @@ def _send_mail(notification: Notification, now, compose) -> int:
         Notification.objects.filter(pk=notification.pk).update(
             state=Notification.State.FAILED, error=str(exc)[:300], claimed_until=None
         )
+        _count(notification, Notification.State.FAILED)
         return 0
     except (smtplib.SMTPException, OSError) as exc:  # the server is away or busy: later
         _retry(notification, now, f"{type(exc).__name__}: {exc}")

@@ -1,13 +1,16 @@
-"""Middleware that answers before the rest of the stack: the health check, and requests carrying NUL."""
+"""Middleware that answers before the rest of the stack: the health check, the metrics, and requests
+carrying NUL."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 from django_htmx.middleware import HtmxDetails
 
+from dicegame import metrics
 from dicegame.http import message_response
 
 HEALTHZ_PATH = "/healthz/"
@@ -58,3 +61,31 @@ class RejectNulMiddleware:
             )
             return message_response(request, message, status=400).render()
         return self.get_response(request)
+
+
+METRICS_PATH = "/metrics"
+
+
+class MetricsMiddleware:
+    """`GET /metrics` (Prometheus's text format, `dicegame.metrics`) for a scraper on the host or the
+    private network: only a direct connection from an address of PENTA_METRICS_ALLOWED (loopback by
+    default) that did not come through the proxy (the proxy always sets X-Forwarded-For). Anyone else
+    gets the site's own 404. Early in MIDDLEWARE, like the health check: a scraper addresses the process
+    by IP, over plain HTTP."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path_info in (METRICS_PATH, METRICS_PATH + "/") and self._allowed(request):
+            body, content_type = metrics.exposition()
+            return HttpResponse(body, content_type=content_type)
+        return self.get_response(request)
+
+    @staticmethod
+    def _allowed(request: HttpRequest) -> bool:
+        if request.method not in ("GET", "HEAD"):
+            return False
+        if any(h in request.META for h in ("HTTP_X_FORWARDED_FOR", "HTTP_FORWARDED", "HTTP_X_REAL_IP")):
+            return False
+        return request.META.get("REMOTE_ADDR", "") in settings.PENTA_METRICS_ALLOWED

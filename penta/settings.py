@@ -70,6 +70,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First: /healthz/ answers before the host check and the redirect to HTTPS.
     "penta.middleware.HealthzMiddleware",
+    # Then the operators' metrics, for a direct connection from an allowed address only.
+    "penta.middleware.MetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -279,6 +281,9 @@ PENTA_VAPID_SUBJECT = os.environ.get("PENTA_VAPID_SUBJECT", "mailto:penta@localh
 PENTA_PUSH_TIMEOUT_SECONDS = float(os.environ.get("PENTA_PUSH_TIMEOUT_SECONDS", "5"))
 # Push services are on HTTPS; a test's own push service on this machine is not.
 PENTA_PUSH_ALLOW_LOOPBACK = env_bool("PENTA_PUSH_ALLOW_LOOPBACK", DEBUG)
+
+# Who may read /metrics (penta.middleware.MetricsMiddleware): direct connections from these addresses.
+PENTA_METRICS_ALLOWED = env_list("PENTA_METRICS_ALLOWED", "127.0.0.1,::1")
 
 PENTA_REPORTS_PER_PERSON = int(os.environ.get("PENTA_REPORTS_PER_PERSON", "5"))
 PENTA_REPORTS_PER_ADDRESS = int(os.environ.get("PENTA_REPORTS_PER_ADDRESS", "20"))

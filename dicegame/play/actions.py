@@ -8,12 +8,13 @@ saw. A refused action changes nothing (what the clock had made due meanwhile sta
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from dicegame import events
+from dicegame import events, metrics
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
 from dicegame.labels import box_label
@@ -33,14 +34,30 @@ def _act(
     rolls_seen: int,
     action: Callable[[Game, Turn], None],
     change: str | None = None,
+    *,
+    kind: str,
 ) -> Game:
     """Lock the game, settle an overdue auto-commit, check who and when, then apply `action`.
 
     Four SQL statements for a roll, a hold or a choice (the lock with the new version, the seats, the
-    turn, the turn's update): the hot path of every live game."""
+    turn, the turn's update): the hot path of every live game. `kind` names the action for the
+    operators' metrics (`dicegame.metrics`)."""
+    started = time.time()
+    try:
+        game = _act_locked(game_id, actor, turn_number, rolls_seen, action, change, started)
+    except GameActionError:
+        metrics.REFUSED.labels(kind).inc()
+        raise
+    metrics.ACTIONS.labels(kind).inc()
+    return game
+
+
+def _act_locked(game_id, actor, turn_number, rolls_seen, action, change, started: float) -> Game:
     error: GameActionError | None = None
     with transaction.atomic():
         game = lock_and_bump(game_id)
+        # When the action was taken: its pushes carry it, and the sockets time their writing from it.
+        game.acted_at = started
         status = game.status
         players = game.seats = seats(game_id)
         if not any(actor.owns(p) for p in players):
@@ -85,7 +102,7 @@ def _act(
 
 def turn_roll(*, game_id: int, actor: Actor, turn: int, roll: int) -> Game:
     """Roll the dice that are not held. `roll` is the number of rolls already made (as shown)."""
-    return _act(game_id, actor, turn, roll, moves.roll)
+    return _act(game_id, actor, turn, roll, moves.roll, kind="roll")
 
 
 def turn_toggle_hold(*, game_id: int, actor: Actor, turn: int, roll: int, die: int) -> Game:
@@ -103,7 +120,7 @@ def turn_toggle_hold(*, game_id: int, actor: Actor, turn: int, roll: int, die: i
         t.held = held
         save_fields(t, ["held"])
 
-    return _act(game_id, actor, turn, roll, action, change=events.HOLDS)
+    return _act(game_id, actor, turn, roll, action, change=events.HOLDS, kind="hold")
 
 
 class ZeroNeedsConfirmation(GameActionError):
@@ -146,7 +163,7 @@ def turn_choose_box(
             _check_zero(t, chosen)
         moves.choose(t, chosen)
 
-    return _act(game_id, actor, turn, roll, action, change=events.CHOICE)
+    return _act(game_id, actor, turn, roll, action, change=events.CHOICE, kind="choose")
 
 
 def turn_confirm(*, game_id: int, actor: Actor, turn: int, roll: int) -> Game:
@@ -159,4 +176,4 @@ def turn_confirm(*, game_id: int, actor: Actor, turn: int, roll: int) -> Game:
             raise GameActionError(_("Choose a box before you confirm the turn."))
         moves.write(game, t, Box[t.chosen_box], auto=False)
 
-    return _act(game_id, actor, turn, roll, action)
+    return _act(game_id, actor, turn, roll, action, kind="confirm")

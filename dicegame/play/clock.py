@@ -15,6 +15,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from dicegame import metrics
 from dicegame.models import Game, Turn
 from dicegame.play.finish import end_as_it_stands
 from dicegame.play.kernel import bot_pace, bump, current_turn
@@ -150,7 +151,12 @@ def games_settle_overdue(*, game_ids=None) -> int:
     )
     if game_ids is not None:
         due, idle = due.filter(game_id__in=game_ids), idle.filter(pk__in=game_ids)
-    game_ids = set(due.values_list("game_id", flat=True)) | set(idle.values_list("pk", flat=True))
+    rows = list(due.values_list("game_id", "auto_commit_at", "next_step_at", "deadline_at"))
+    if game_ids is None:
+        # How late the oldest due work is, in the same query (for the operators' metrics).
+        overdue = [t for row in rows for t in row[1:] if t is not None and t <= now]
+        metrics.CLOCK_LAG.set((now - min(overdue)).total_seconds() if overdue else 0.0)
+    game_ids = {row[0] for row in rows} | set(idle.values_list("pk", flat=True))
     return sum(game_settle(game_id=game_id) for game_id in game_ids)
 
 

@@ -15,6 +15,7 @@ Close codes (the page does not reconnect after these): 4401 log in first, 4404 n
 from __future__ import annotations
 
 import json
+import time
 from urllib.parse import parse_qs
 
 from autobahn.exception import Disconnected
@@ -27,7 +28,7 @@ from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
-from dicegame import play
+from dicegame import metrics, play
 from dicegame.actors import GUEST_SESSION_KEY, Actor
 from dicegame.errors import GameActionError
 from dicegame.models import Game
@@ -206,6 +207,7 @@ class GameConsumer(_LimitedSocket):
             await self.close(code=CLOSE_NOT_ALLOWED)
             return
         self.opened = opened
+        metrics.OPEN_SOCKETS.labels("game").inc()
         if opened.seat_id is not None:
             wants = database_sync_to_async(winprob_live.seat_wants_bar)
             self.wants_bar = await wants(self.game_id, opened.seat_id)
@@ -228,6 +230,7 @@ class GameConsumer(_LimitedSocket):
         if self.opened is None:
             return
         self.opened = None
+        metrics.OPEN_SOCKETS.labels("game").dec()
         for group in self.groups_joined:
             await self.channel_layer.group_discard(group, self.channel_name)
         await database_sync_to_async(presence.socket_closed)(self.channel_name)
@@ -268,6 +271,8 @@ class GameConsumer(_LimitedSocket):
             return
         self.version = version
         await self.send(text_data=event["html"])
+        if event.get("acted_at"):
+            metrics.PUSH_SECONDS.observe(max(0.0, time.time() - event["acted_at"]))
 
     async def win_bar(self, event):
         """The winning chances of a position, after its board: a spectator's screen always shows them, a
@@ -375,6 +380,7 @@ class NotificationConsumer(_LimitedSocket):
             await self.close(code=exc.code)
             return
         self.registered = True
+        metrics.OPEN_SOCKETS.labels("notices").inc()
         self.limiter = limits.SocketLimiter(identity)
         await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
 
@@ -383,6 +389,7 @@ class NotificationConsumer(_LimitedSocket):
         if not self.registered:
             return
         self.registered = False
+        metrics.OPEN_SOCKETS.labels("notices").dec()
         await self.channel_layer.group_discard(user_group(self.user_id), self.channel_name)
         await database_sync_to_async(presence.socket_closed)(self.channel_name)
 
