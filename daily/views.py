@@ -64,7 +64,8 @@ def _day_context(request: HttpRequest, date: dt.date) -> dict:
         "site_board": selectors.leaderboard(date, user_ids=opted_in_ids(), viewer_id=viewer_id)
         if boards_open
         else [],
-        "previous_day": date - dt.timedelta(days=1),
+        # (The first day of the calendar has none before it: 0001-01-01 was a 500.)
+        "previous_day": date - dt.timedelta(days=1) if date > dt.date.min else None,
         "next_day": date + dt.timedelta(days=1) if date < first else None,
     }
     return context

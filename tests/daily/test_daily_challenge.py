@@ -462,6 +462,13 @@ def test_a_future_or_bad_day_is_not_found(clock, client):
     assert client.get("/daily/yesterday/").status_code == 404
 
 
+def test_the_calendars_first_and_last_days_are_answered(clock, client):
+    first = client.get("/daily/0001-01-01/")
+    assert first.status_code == 200 and 'data-day-link="prev"' not in first.content.decode()
+    assert client.get("/daily/9999-12-31/").status_code == 404
+    assert 'data-day-link="prev"' in client.get("/daily/0001-01-02/").content.decode()
+
+
 def test_the_pages_speak_dutch(clock):
     anna = UserFactory()
     play_daily(actor(anna))
