@@ -86,7 +86,9 @@ def toggle(request: HttpRequest, game_id: int) -> HttpResponse:
     if not wp.has_bar(game, players):
         return message_response(request, _("This game has no winning chances to show."), status=409)
     if raw == "1":
-        WinBarChoice.objects.get_or_create(player=mine)
+        # Idempotent in one statement: concurrent toggles (two tabs, a double click) were a 500 when
+        # two get_or_create calls both missed the row and the second insert broke the unique seat.
+        WinBarChoice.objects.bulk_create([WinBarChoice(player=mine)], ignore_conflicts=True)
         wp.note_opted_in(game)
     else:
         WinBarChoice.objects.filter(player=mine).delete()

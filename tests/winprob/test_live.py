@@ -16,7 +16,7 @@ from dicegame.web.consumers import GameConsumer
 from live import pushes
 from live.presence import Opened
 from tests.support.factories import UserFactory, actor, client_for
-from tests.support.games import two_player_game
+from tests.support.games import race, two_player_game
 from tests.support.sockets import connect
 from winprob.models import WinBarChoice
 
@@ -92,6 +92,16 @@ def test_players_of_a_rated_game_never_get_the_bar_and_a_toggle_is_refused():
 
 
 @pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_toggles_switch_the_bar_on_once_and_never_fail():
+    game, host, _friend = two_player_game()
+    url = f"/games/{game.pk}/win-bar/toggle/"
+    clients = [client_for(host) for _ in range(8)]
+    answers = race(8, lambda: clients.pop().post(url, {"on": "1"}, headers={"HX-Request": "true"}))
+    assert [a.status_code for a in answers] == [200] * 8
+    assert WinBarChoice.objects.filter(player__user=host).count() == 1
+
+
 def test_refused_toggles_answer_4xx_with_a_message_and_change_nothing():
     game, host, _friend = two_player_game()
     client = client_for(host)
