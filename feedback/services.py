@@ -6,6 +6,7 @@ is not stored and not counted."""
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import re
 from dataclasses import dataclass
@@ -100,19 +101,38 @@ def _counters(actor: Actor, address: str | None) -> list[tuple[str, int]]:
     return counters
 
 
-def _count(key: str) -> None:
-    # add() starts the window once; incr() is atomic in Redis and in the per-process memory cache.
+def _take(key: str, limit: int) -> bool:
+    """Count one report against `key` and say whether it is within `limit`, in one atomic step (incr in
+    Redis or the memory cache): reports sent at once can no longer all read the old count and pass (11
+    were stored against a limit of 5). A refused one gives its count back."""
     cache.add(key, 0, timeout=settings.PENTA_REPORT_WINDOW_SECONDS)
     try:
-        cache.incr(key)
+        n = cache.incr(key)
     except ValueError:  # expired between the two calls: a new window
         cache.add(key, 1, timeout=settings.PENTA_REPORT_WINDOW_SECONDS)
+        n = 1
+    if n > limit:
+        _give_back(key)
+        return False
+    return True
+
+
+def _give_back(key: str) -> None:
+    with contextlib.suppress(ValueError):  # the window ended meanwhile: nothing to give back
+        cache.decr(key)
 
 
 def report_submit(*, actor: Actor, address: str | None, message: str, email: str, context: Context) -> Report:
     """Store a report, unless the person or the address has sent too many lately (429)."""
     counters = _counters(actor, address)
-    if any((cache.get(key) or 0) >= limit for key, limit in counters):
+    taken = []
+    for key, limit in counters:
+        if not _take(key, limit):
+            for earlier in taken:
+                _give_back(earlier)
+            break
+        taken.append(key)
+    if len(taken) < len(counters):
         minutes = max(1, settings.PENTA_REPORT_WINDOW_SECONDS // 60)
         raise ReportRefused(
             _(
@@ -134,6 +154,4 @@ def report_submit(*, actor: Actor, address: str | None, message: str, email: str
         language=context.language,
         user_agent=context.user_agent,
     )
-    for key, _limit in counters:
-        _count(key)
     return report

@@ -9,7 +9,8 @@ from django.urls import reverse
 from dicegame import play
 from feedback.models import Report
 from tests.support.environment import forget_cached
-from tests.support.factories import UserFactory
+from tests.support.factories import UserFactory, client_for
+from tests.support.games import race
 
 pytestmark = pytest.mark.django_db
 REPORT = "/report/"
@@ -161,6 +162,22 @@ def test_an_address_is_limited_whoever_sends(settings):
     assert codes == [302] * 4 + [429] * 2
     assert Report.objects.count() == 4
     assert Client(REMOTE_ADDR="203.0.113.9").post(REPORT, {"message": "elsewhere"}).status_code == 302
+
+
+@pytest.mark.django_db(transaction=True)
+def test_reports_sent_at_once_cannot_pass_the_limits(settings):
+    settings.PENTA_REPORTS_PER_PERSON = 5
+    settings.PENTA_REPORTS_PER_ADDRESS = 100
+    user = UserFactory(username="flooder")
+    clients = [client_for(user) for _ in range(12)]
+    answers = race(12, lambda: clients.pop().post(REPORT, {"message": "at once"}))
+    codes = sorted(a.status_code for a in answers)
+    assert codes == [302] * 5 + [429] * 7
+    assert Report.objects.count() == 5
+    # A refusal gave its count back: the address's count is the reports stored.
+    settings.PENTA_REPORTS_PER_ADDRESS = 6
+    assert client_for(UserFactory(username="next")).post(REPORT, {"message": "one more"}).status_code == 302
+    assert client_for(UserFactory(username="last")).post(REPORT, {"message": "too many"}).status_code == 429
 
 
 def test_the_form_is_in_dutch(client):
