@@ -128,18 +128,14 @@ def on_guest_games_claimed(event: events.GuestGamesClaimed) -> None:
 
 def claim_guest_attempts(*, user, guest_key: str) -> int:
     """A guest's daily attempts move to the account that signs up or logs in (their games move with
-    the other guest games). The rule: a claimed attempt becomes ranked only if the account has no
-    ranked attempt that day (one ranked result a day per account); otherwise it stays unranked.
-    Returns how many became ranked."""
+    the other guest games), always unranked: a guest sees every die of the day, so a guest's run must
+    never become an account's ranked result (a second guest replayed the first one's dice for 289
+    against a par of 247, then logged in and stood first). The account's day is used by it: resuming
+    it plays practice. Being unranked, two logins claiming at once meet no ranked uniqueness (they were
+    a 500). Returns how many moved."""
     if not guest_key:
         return 0
-    ranked = 0
     with transaction.atomic():
-        for attempt in DailyAttempt.objects.select_for_update().filter(
-            user__isnull=True, guest_key=guest_key
-        ):
-            taken = DailyAttempt.objects.filter(date=attempt.date, user=user, ranked=True).exists()
-            attempt.user, attempt.guest_key, attempt.ranked = user, "", not taken
-            attempt.save(update_fields=["user", "guest_key", "ranked"])
-            ranked += not taken
-    return ranked
+        return DailyAttempt.objects.filter(user__isnull=True, guest_key=guest_key).update(
+            user=user, guest_key="", ranked=False
+        )

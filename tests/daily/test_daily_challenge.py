@@ -34,7 +34,7 @@ from tests.support.factories import (
     befriend,
     client_for,
 )
-from tests.support.games import current
+from tests.support.games import current, race
 from tests.support.history import made_up_result
 from tests.support.sockets import open_game_socket
 
@@ -182,7 +182,7 @@ def test_the_database_refuses_a_second_ranked_attempt(clock):
 # -- guests and claiming ----------------------------------------------------------------------------------
 
 
-def test_a_guests_attempt_becomes_ranked_on_sign_up(clock, client):
+def test_a_guests_attempt_moves_into_the_account_on_sign_up_and_stays_unranked(clock, client):
     client.post("/daily/play/")
     attempt = DailyAttempt.objects.get()
     assert not attempt.ranked
@@ -191,11 +191,33 @@ def test_a_guests_attempt_becomes_ranked_on_sign_up(clock, client):
         {"username": "anna", "password1": "dice-are-nice-42", "password2": "dice-are-nice-42"},
     )
     attempt.refresh_from_db()
-    assert attempt.user.username == "anna" and attempt.ranked and attempt.guest_key == ""
+    # A guest saw every die of the day: the run never becomes the account's ranked result.
+    assert attempt.user.username == "anna" and not attempt.ranked and attempt.guest_key == ""
     assert Player.objects.get(game=attempt.game).user.username == "anna"
-    # Now the account's attempt: the page resumes it, a new start makes no second game.
+    # The account's day is used by it: the page resumes it, a new start makes no second game.
     assert client.post("/daily/play/")["Location"] == f"/games/{attempt.game_id}/"
-    assert DailyAttempt.objects.count() == 1
+    assert DailyAttempt.objects.count() == 1 and not DailyAttempt.objects.filter(ranked=True).exists()
+
+
+def test_the_replayed_guest_run_attack_ranks_nothing(clock):
+    """A guest sees the day's dice, a second guest replays them, then logs in: nothing is ranked."""
+    for key in ("first-guest", "second-guest"):
+        services.attempt_start(actor=Actor(guest_key=key, name="Guest"))
+    anna = UserFactory(username="anna")
+    assert services.claim_guest_attempts(user=anna, guest_key="second-guest") == 1
+    assert not DailyAttempt.objects.filter(ranked=True).exists()
+    assert [r.name for r in selectors.leaderboard(DAY)] == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_logins_claiming_guest_games_at_once_never_fail(clock):
+    anna = UserFactory(username="anna")
+    for key in ("tab-1", "tab-2", "tab-3", "tab-4"):
+        services.attempt_start(actor=Actor(guest_key=key, name="Guest"))
+    keys = ["tab-1", "tab-2", "tab-3", "tab-4"]
+    results = race(4, lambda: services.claim_guest_attempts(user=anna, guest_key=keys.pop()))
+    assert results == [1, 1, 1, 1]
+    assert DailyAttempt.objects.filter(user=anna, ranked=False).count() == 4
 
 
 def test_a_guests_attempt_stays_unranked_if_the_account_has_played_that_day(clock, client):
