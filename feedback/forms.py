@@ -1,3 +1,5 @@
+import unicodedata
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
@@ -24,6 +26,14 @@ class ReportForm(forms.Form):
     page = forms.CharField(required=False, widget=forms.HiddenInput)
     game = forms.CharField(required=False, widget=forms.HiddenInput)
     v = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def clean_message(self) -> str:
+        """Refuse a message with nothing to read: only spaces, zero-width or other invisible characters
+        (format, control and separator categories) got through as a report before."""
+        message = self.cleaned_data["message"]
+        if not any(unicodedata.category(c)[0] not in "CZ" for c in message):
+            raise forms.ValidationError(_("Write a few words about the problem."), code="required")
+        return message
 
     def __init__(self, *args, ask_email: bool = True, **kwargs):
         super().__init__(*args, **kwargs)

@@ -164,6 +164,18 @@ def test_an_address_is_limited_whoever_sends(settings):
     assert Client(REMOTE_ADDR="203.0.113.9").post(REPORT, {"message": "elsewhere"}).status_code == 302
 
 
+@pytest.mark.parametrize("message", ["\u200b\u200b\u200b", "\u2063 \u00a0\t", "\ufeff\u202e\u2060"])
+def test_a_report_with_nothing_visible_is_refused(client, message):
+    answer = client.post(REPORT, {"message": message})
+    assert answer.status_code == 400 and "Write a few words about the problem." in answer.content.decode()
+    assert not Report.objects.exists()
+
+
+def test_a_report_of_one_emoji_is_a_report(client):
+    assert client.post(REPORT, {"message": "\U0001f3b2"}).status_code == 302
+    assert Report.objects.count() == 1
+
+
 @pytest.mark.django_db(transaction=True)
 def test_reports_sent_at_once_cannot_pass_the_limits(settings):
     settings.PENTA_REPORTS_PER_PERSON = 5
