@@ -16,7 +16,7 @@ from dicegame.labels import bot_name
 from dicegame.models import Game, Player, Turn
 from dicegame.play.clock import settle_locked
 from dicegame.play.finish import end_as_it_stands
-from dicegame.play.kernel import bump, check_active, lock_for_actor
+from dicegame.play.kernel import bump, check_active, current_turn, lock_for_actor
 from dicegame.play.local import local_games_claim
 from dicegame.rules import dice
 from dicegame.strategy import STRENGTHS
@@ -80,6 +80,13 @@ def game_hurry(*, game_id: int, actor: Actor) -> Game:
     game = lock_for_actor(game_id, actor)
     check_active(game)
     if not settle_locked(game, hurry=True):
+        turn = current_turn(game)
+        if turn is not None and not actor.owns(turn.player) and not turn.player.computer_plays:
+            # Another person's turn ("It is your turn" said to the one waiting was wrong).
+            raise GameActionError(
+                _("It is %(name)s's turn: only the computer's moves can be sped up.")
+                % {"name": turn.player.display_name}
+            )
         raise GameActionError(_("It is your turn: the computer has nothing left to play."))
     bump(game)
     return game

@@ -18,8 +18,8 @@ from dicegame.screen.hints import game_hints
 from dicegame.screen.view import game_board
 from dicegame.strategy import Bot, Strategy, computer
 from tests.support import HX
-from tests.support.factories import GameFactory, PlayerFactory
-from tests.support.games import current, roll, snapshot
+from tests.support.factories import GameFactory, PlayerFactory, actor
+from tests.support.games import current, roll, snapshot, two_player_game
 
 pytestmark = pytest.mark.django_db
 
@@ -110,6 +110,14 @@ def test_speed_up_plays_the_computer_now_and_is_refused_on_the_persons_turn(vs_t
     human_plays_turn(vs_two, user_actor)
     play.game_hurry(game_id=vs_two.pk, actor=user_actor)
     assert current(vs_two.pk).player.seat == 0
+
+
+def test_speed_up_on_another_persons_turn_names_them(db):
+    game, host, friend = two_player_game()
+    before = snapshot(game.pk)
+    with pytest.raises(GameActionError, match="It is hana's turn: only the computer's moves can be sped up"):
+        play.game_hurry(game_id=game.pk, actor=actor(friend))
+    assert snapshot(game.pk) == before
 
 
 def test_speed_up_is_not_for_strangers(vs_two):
