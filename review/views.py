@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
@@ -87,7 +87,12 @@ def history_export_csv(request: HttpRequest) -> HttpResponse:
 
 
 def _target(username: str):
-    return get_object_or_404(get_user_model(), username=username, is_active=True)
+    # One message for a player who does not exist and one who is private (player_detail): a different
+    # one told whether an account existed.
+    target = get_user_model().objects.filter(username=username, is_active=True).first()
+    if target is None:
+        raise Http404(_("There is no such player."))
+    return target
 
 
 @require_GET

@@ -105,6 +105,12 @@ def test_a_players_page_is_for_themselves_their_friends_and_everyone_if_they_opt
     assert response.status_code == 200
     assert f'data-opponent="{user.username}"' in response.content.decode()  # the viewer's record
     assert client.get("/players/nobody-at-all/").status_code == 404
+    # A private player and one who does not exist answer alike: the page tells no account's existence.
+    client.force_login(stranger)
+    private, unknown = client.get(url), client.get("/players/nobody-at-all/")
+    assert private.status_code == unknown.status_code == 404
+    said = [re.search(r'role="alert">([^<]*)<', a.content.decode()).group(1) for a in (private, unknown)]
+    assert said == ["There is no such player."] * 2
     Profile.objects.create(user=user, leaderboard_opt_in=True)
     client.force_login(stranger)
     public = client.get(url)
