@@ -3,11 +3,12 @@ every page and from every game page with the page, the game and its version in t
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from dicegame.actors import actor_from_request
@@ -74,9 +75,13 @@ def report(request: HttpRequest) -> HttpResponse:
         )
     except services.ReportRefused as exc:
         return _page(request, form, context, error=exc.message, status=exc.status)
-    return redirect("feedback:thanks")
+    thanks_url = reverse("feedback:thanks")
+    return redirect(f"{thanks_url}?{urlencode({'page': context.page})}" if context.page else thanks_url)
 
 
 @require_GET
 def thanks(request: HttpRequest) -> HttpResponse:
-    return TemplateResponse(request, "feedback/thanks.html", {})
+    # Back to the page the report came from (a path on this site only, as the report keeps it).
+    return TemplateResponse(
+        request, "feedback/thanks.html", {"came_from": services.clean_page(request.GET.get("page"))}
+    )

@@ -59,7 +59,10 @@ def test_a_report_from_a_game_page_is_stored_with_its_context(user_client, user,
         {"message": "The dice froze.", "page": f"/games/{my_game.pk}/", "game": str(my_game.pk), "v": "7"},
         HTTP_USER_AGENT=FIREFOX,
     )
-    assert response.status_code == 302 and response["Location"] == reverse("feedback:thanks")
+    thanks = f"{reverse('feedback:thanks')}?page=%2Fgames%2F{my_game.pk}%2F"
+    assert response.status_code == 302 and response["Location"] == thanks
+    # The thanks page leads back to the page the report came from.
+    assert f'href="/games/{my_game.pk}/" data-report-back' in user_client.get(thanks).content.decode()
     report = Report.objects.get()
     assert (report.message, report.user_id, report.page, report.game_id, report.game_version) == (
         "The dice froze.",
@@ -190,6 +193,14 @@ def test_reports_sent_at_once_cannot_pass_the_limits(settings):
     settings.PENTA_REPORTS_PER_ADDRESS = 6
     assert client_for(UserFactory(username="next")).post(REPORT, {"message": "one more"}).status_code == 302
     assert client_for(UserFactory(username="last")).post(REPORT, {"message": "too many"}).status_code == 429
+
+
+@pytest.mark.parametrize(
+    "page", ["https://evil.example/", "//evil.example/", "javascript:alert(1)", "/\\evil"]
+)
+def test_the_thanks_page_leads_back_to_this_site_only(client, page):
+    body = client.get(reverse("feedback:thanks"), {"page": page}).content.decode()
+    assert "data-report-back" not in body
 
 
 def test_the_form_is_in_dutch(client):
