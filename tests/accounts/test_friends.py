@@ -259,6 +259,9 @@ def test_friends_page_lists_friends_requests_and_presence(ann, bob):
     assert "is-online" in bob_row and ">online<" in bob_row
     assert "is-offline" in carl_row and ">offline<" in carl_row
     assert f"/accounts/friends/{bob.pk}/remove/" in bob_row
+    # A friend's name leads to their player page (which friends may see).
+    assert 'href="/players/bob/" data-player-link>bob<' in bob_row
+    assert client_for(ann).get("/players/bob/").status_code == 200
     assert "dora wants to be your friend" in html
     assert f"/accounts/friends/requests/{incoming.pk}/accept/" in html
     assert f"/accounts/friends/requests/{incoming.pk}/decline/" in html
