@@ -27,9 +27,10 @@ def _named(solo: bool, alone: str, named: str, name: str, **values) -> str:
     return (alone % values) if solo else (named % {"name": name, **values})
 
 
-def board_moments(state) -> list[Moment]:
+def board_moments(state, viewer: Player | None = None) -> list[Moment]:
     """What the change behind this board did worth a cheer (`state` is a dicegame.screen.view.BoardState):
-    the turns it wrote (`BoardState.written`, kept by play.moves.write) and a Penta on the dice now."""
+    the turns it wrote (`BoardState.written`, kept by play.moves.write) and a Penta on the dice now.
+    `viewer`: the seat whose screen it is (the one who left is told in their own words)."""
     solo = len(state.players) == 1
     moments: list[Moment] = []
     for turn, upper_reached in state.written:
@@ -73,13 +74,13 @@ def board_moments(state) -> list[Moment]:
             )
     left = state.game.left_seat
     if left is not None:
-        moments.append(
-            Moment(
-                f"left-{left.seat}",
-                "left",
-                _("%(name)s left the game: the computer plays on for them.") % {"name": left.display_name},
-            )
+        mine = viewer is not None and viewer.pk == left.pk
+        text = (
+            _("You left the game: the computer plays on for you.")
+            if mine
+            else _("%(name)s left the game: the computer plays on for them.") % {"name": left.display_name}
         )
+        moments.append(Moment(f"left-{left.seat}", "left", text))
     turn, dice = state.turn, state.dice_values
     if turn is not None and dice and len(set(dice)) == 1 and state.current is not None:
         moments.append(

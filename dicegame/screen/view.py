@@ -209,6 +209,8 @@ def view_key(state: BoardState, seat: Player | None) -> tuple:
         seat.stand_in,
         seat.hints and state.game.kind != Game.Kind.FRIENDS,
         seat.left_at is not None,
+        # The seat that just left reads its leaving in its own words (screen.moments).
+        state.game.left_seat is not None and state.game.left_seat.pk == seat.pk,
     )
 
 
@@ -291,7 +293,7 @@ def board_for(state: BoardState, seat: Player | None) -> Board:
         my_seat=seat,
         deadline_ms=state.deadline_ms,
         game_url=state.game_url,
-        moments=moments.board_moments(state),
+        moments=moments.board_moments(state, seat),
         joker_note=joker_note(state.sheets[current.pk], dice_values) if current and dice_values else "",
         pass_to=_pass_to(state, seat),
     )

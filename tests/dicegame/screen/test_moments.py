@@ -224,6 +224,8 @@ async def test_leaving_is_told_to_the_table():
     b = actor(friend)
     to_host = await connect(game.pk, host)
     await to_host.receive_from(timeout=5)
+    to_friend = await connect(game.pk, friend)  # the leaver's own screen, still open
+    await to_friend.receive_from(timeout=5)
 
     def leave():
 
@@ -234,7 +236,11 @@ async def test_leaving_is_told_to_the_table():
     pushed = await frame_with_version(to_host, version)
     assert 'data-kind="left"' in pushed and "femke left the game: the computer plays on for them." in pushed
     assert "data-left-seat" in pushed
+    # The one who left is told in their own words, not in the third person.
+    own = await frame_with_version(to_friend, version)
+    assert "You left the game: the computer plays on for you." in own and "femke left the game" not in own
     await to_host.disconnect()
+    await to_friend.disconnect()
 
 
 @pytest.mark.django_db
