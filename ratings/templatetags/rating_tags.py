@@ -9,6 +9,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
 from ratings import selectors
+from ratings.models import PROVISIONAL_RD
 from ratings.services import rating_rule
 
 register = template.Library()
@@ -92,6 +93,12 @@ def change_of(changes, user_id):
 def signed(value):
     n = round(value)
     return f"+{n}" if n > 0 else str(n)
+
+
+@register.filter
+def provisional_mark(change):
+    """"?" after a rating still provisional once the game moved it (as the rating badges mark it)."""
+    return "?" if change.rd_after > PROVISIONAL_RD else ""
 
 
 @register.filter

@@ -11,7 +11,7 @@ from django.test import Client
 from accounts.services import profile_set_leaderboard_opt_in
 from dicegame.models import Game, Invitation
 from dicegame.play import rooms
-from ratings.models import PlayerRating, RatingChange
+from ratings.models import PROVISIONAL_RD, PlayerRating, RatingChange
 from tests.support.environment import forget_cached
 from tests.support.factories import UserFactory, actor, befriend, client_for
 from tests.support.ratings import play_out, rated_room
@@ -109,6 +109,9 @@ def test_a_finished_rated_game_shows_each_persons_change(strategy):
     change = RatingChange.objects.get(game=game, user=a)
     delta = round(change.rating_after - change.rating_before)
     assert f'data-rating-change="+{delta}"' in page
+    # Two newcomers' first game: the new rating is still provisional, and the end card says so.
+    assert change.rd_after > PROVISIONAL_RD
+    assert f"→ {round(change.rating_after)}? (+{delta})" in page
     assert RULE_EN in page
     # A casual game's end shows no rating change.
     casual = play_out(rated_room(a, [b], rated=False), [a, b])
