@@ -120,17 +120,19 @@ def dice_html(board) -> SafeString:
     parts = []
     for die in board.dice:
         n = die.index
+        # After the last roll no die is held any more: nothing is left to roll.
+        held = die.held and board.rolls_left > 0
         parts.append(
-            f'<button type="submit" form="game-form" class="die{" held" if die.held else ""}'
+            f'<button type="submit" form="game-form" class="die{" held" if held else ""}'
             f"{' hint-keep' if keep[n - 1] else ''}"
             f'{"" if die.value else " blank"}{rolled if die.rolled else ""}" data-die="{n}" '
             f'data-value="{die.value or ""}" '
-            f'data-action="die-{n}" aria-pressed="{"true" if die.held else "false"}" '
-            f'aria-label="{escape(die.label)}{held_label if die.held else ""}" '
+            f'data-action="die-{n}" aria-pressed="{"true" if held else "false"}" '
+            f'aria-label="{escape(die.label)}{held_label if held else ""}" '
             f'formaction="{url}hold/{n}/" hx-post="{url}hold/{n}/"'
             f'{disabled}><span class="face face-{die.value or 0}" aria-hidden="true">'
             f"{die.pips_html}</span>"
-            f'<span class="held-label" aria-hidden="true">{held_text if die.held else ""}</span></button>'
+            f'<span class="held-label" aria-hidden="true">{held_text if held else ""}</span></button>'
         )
     return mark_safe("\n".join(parts))
 

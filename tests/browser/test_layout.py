@@ -50,6 +50,7 @@ def test_disabled_dice_held_marks_and_buttons_stay_readable(
     roll(page)
     page.locator('[data-die="2"]').click()
     expect(page.locator('[data-die="2"]')).to_have_attribute("aria-pressed", "true")
+    found["HELD on a die"] = contrast(page, '[data-die="2"] .held-label')
     roll(page)
     roll(page)
     # The third roll: the dice can no longer be held, yet the player must read them to choose a box.
@@ -57,9 +58,10 @@ def test_disabled_dice_held_marks_and_buttons_stay_readable(
     expect(page.locator('button.box-button[aria-pressed="true"]')).to_have_count(1)
     expect(page.locator("[data-action=roll]")).to_be_disabled()
     expect(page.locator('[data-die="2"]')).to_be_disabled()
-    expect(page.locator('[data-die="2"]')).to_have_attribute("aria-pressed", "true")
+    # Nothing is left to roll: no die is shown held any more.
+    expect(page.locator('[data-die="2"]')).to_have_attribute("aria-pressed", "false")
+    expect(page.locator('[data-die="2"] .held-label')).to_have_text("")
     found["disabled Roll"] = contrast(page, "[data-action=roll]")
-    found["HELD on a disabled die"] = contrast(page, '[data-die="2"] .held-label')
     found["pips of disabled dice"] = contrast(
         page, "#dice-tray .die:disabled .pip.on", fg="backgroundColor", on_parent=True
     )

@@ -71,6 +71,16 @@ def test_htmx_roll_answers_with_the_regions_out_of_band(user_client, game):
     assert "<html" not in html
 
 
+def test_held_marks_go_after_the_last_roll(user_client, game):
+    post_action(user_client, game, "roll")
+    user_client.post(f"/games/{game.pk}/hold/2/", {"turn": 1, "roll": 1}, **HX)
+    html = user_client.post(f"/games/{game.pk}/roll/", {"turn": 1, "roll": 1}, **HX).content.decode()
+    assert re.search(r'class="die held[^"]*" data-die="2"', html) and ">held</span>" in html
+    html = user_client.post(f"/games/{game.pk}/roll/", {"turn": 1, "roll": 2}, **HX).content.decode()
+    # Three rolls: nothing is left to roll, so no die is shown held (the label stayed before).
+    assert current(game.pk).held[1] and ">held</span>" not in html and 'aria-pressed="true"' not in html
+
+
 def test_plain_form_post_redirects_back_to_the_game(user_client, game):
     response = post_action(user_client, game, "roll", htmx=False)
     assert response.status_code == 302 and response["Location"] == f"/games/{game.pk}/"
