@@ -91,7 +91,6 @@ def test_players_of_a_rated_game_never_get_the_bar_and_a_toggle_is_refused():
     assert bar_of(Client().get(f"/games/{game.pk}/?t={game.invite_token}").content.decode())
 
 
-@pytest.mark.django_db
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_toggles_switch_the_bar_on_once_and_never_fail():
     game, host, _friend = two_player_game()
@@ -102,6 +101,7 @@ def test_concurrent_toggles_switch_the_bar_on_once_and_never_fail():
     assert WinBarChoice.objects.filter(player__user=host).count() == 1
 
 
+@pytest.mark.django_db
 def test_refused_toggles_answer_4xx_with_a_message_and_change_nothing():
     game, host, _friend = two_player_game()
     client = client_for(host)
