@@ -97,7 +97,7 @@ def signed(value):
 
 @register.filter
 def provisional_mark(change):
-    """"?" after a rating still provisional once the game moved it (as the rating badges mark it)."""
+    """ "?" after a rating still provisional once the game moved it (as the rating badges mark it)."""
     return "?" if change.rd_after > PROVISIONAL_RD else ""
 
 
