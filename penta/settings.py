@@ -418,3 +418,5 @@ PENTA_SOCKET_QUEUE = int(os.environ.get("PENTA_SOCKET_QUEUE", "32"))
 PENTA_REMATCH_MINUTES = 30
 # Benchmark only: route ws/echo/ (a bare echo consumer) for the server bench/live_games.py starts.
 PENTA_BENCH_ECHO = env_bool("PENTA_BENCH_ECHO", False)
+# Benchmark only: the file of the board the relay baseline sends (live.echo.RelayConsumer).
+PENTA_BENCH_RELAY_BOARD = os.environ.get("PENTA_BENCH_RELAY_BOARD", "")
