@@ -189,7 +189,8 @@ if REDIS_URL:
     else:
         CHANNEL_LAYERS = {
             "default": {
-                "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+                # channels-redis's pub/sub layer, delivering in memory to this process's own screens.
+                "BACKEND": "live.layer.LocalFirstPubSubLayer",
                 "CONFIG": {"hosts": [_redis_host]},
             }
         }

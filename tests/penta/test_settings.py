@@ -107,5 +107,5 @@ def test_channel_layer_round_trip():
 
     layer, message = asyncio.run(round_trip())
     assert message == {"type": "game.updated", "version": 7}
-    expected = "RedisPubSubChannelLayer" if os.environ.get("REDIS_URL") else "InMemoryChannelLayer"
+    expected = "LocalFirstPubSubLayer" if os.environ.get("REDIS_URL") else "InMemoryChannelLayer"
     assert type(layer).__name__ == expected

@@ -180,7 +180,7 @@ def test_a_push_that_cannot_reach_redis_never_fails_a_sweep(settings, caplog):
 
     settings.CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "BACKEND": "live.layer.LocalFirstPubSubLayer",
             "CONFIG": {"hosts": [{"address": f"redis://127.0.0.1:{free_port()}/0"}]},  # nothing there
         }
     }
