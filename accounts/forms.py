@@ -1,6 +1,8 @@
 from django.contrib.auth.forms import UserCreationForm
 from django.db import IntegrityError, transaction
 
+from dicegame import versions
+
 
 class SignupForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
@@ -12,7 +14,10 @@ class SignupForm(UserCreationForm):
         return None."""
         try:
             with transaction.atomic():
-                return self.save()
+                user = self.save()
+                # Their pages (and their friends' boards) are cached from the start (dicegame.versions).
+                versions.bump(versions.user(user.pk))
+                return user
         except IntegrityError:
             model = self._meta.model
             if not model.objects.filter(username__iexact=self.cleaned_data["username"]).exists():

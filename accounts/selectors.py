@@ -76,3 +76,20 @@ def off_board_ids(*, viewer_id: int | None = None):
     if viewer_id is not None:
         review &= ~Q(user_id=viewer_id)
     return Profile.objects.filter(review | Q(standing=Profile.Standing.MARKED)).values("user_id")
+
+
+def on_boards(*, user_id: int, standing: str | None, viewer_id: int | None) -> bool:
+    """`off_board_ids`'s rule for one person whose standing is known (a cached board's row): shown
+    unless marked, or under review and seen by someone else. No profile is a good standing."""
+    if standing == Profile.Standing.MARKED:
+        return False
+    return standing != Profile.Standing.REVIEW or user_id == viewer_id
+
+
+def off_board_sets() -> tuple[frozenset[int], frozenset[int]]:
+    """(under review, marked): the people `off_board_ids` names, for boards cached for every viewer."""
+    review, marked = set(), set()
+    rows = Profile.objects.exclude(standing=Profile.Standing.GOOD).values_list("user_id", "standing")
+    for user_id, standing in rows:
+        (marked if standing == Profile.Standing.MARKED else review).add(user_id)
+    return frozenset(review), frozenset(marked)

@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from accounts.models import FriendRequest, Friendship, Profile
-from dicegame import notices
+from dicegame import notices, versions
 
 # -- friends -------------------------------------------------------------------------------------------
 
@@ -150,8 +150,10 @@ def friend_remove(*, user: AbstractBaseUser, friend_id: int) -> AbstractBaseUser
 def profile_set_leaderboard_opt_in(*, user: AbstractBaseUser, on: bool) -> bool:
     """Show (or hide) the user on the site-wide leaderboard; their statistics page then becomes
     visible to everyone (or only to them and their friends again). Returns the new setting."""
-    profile, _created = Profile.objects.get_or_create(user=user)
-    if profile.leaderboard_opt_in != on:
-        profile.leaderboard_opt_in = on
-        profile.save(update_fields=["leaderboard_opt_in"])
+    with transaction.atomic():
+        profile, _created = Profile.objects.get_or_create(user=user)
+        if profile.leaderboard_opt_in != on:
+            profile.leaderboard_opt_in = on
+            profile.save(update_fields=["leaderboard_opt_in"])
+            versions.bump(versions.PEOPLE)  # who the site-wide boards show
     return on

@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
+import hashlib
 from dataclasses import dataclass
 
-from django.db.models import F, OuterRef, Subquery
+from django.core.cache import cache
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from accounts.selectors import off_board_ids
+from accounts.selectors import on_boards
 from daily.models import DailyAttempt, DailySeed
 from daily.services import DAYS_AHEAD, day_end, day_par, today
+from dicegame import versions
 from dicegame.analysis_store import ReviewError, analysis_for
 from dicegame.charts import bar_chart
 from dicegame.models import Game, Player
 from dicegame.rules.scoring import UPPER_BOXES, Box
+from dicegame.strategy import analysis as A
 
 REVEALED_SHOWN = 7  # past days listed with their seeds
 
@@ -56,7 +61,6 @@ def commitments(now: dt.datetime | None = None) -> tuple[list[Commitment], list[
 # -- a day's results -----------------------------------------------------------------------------------
 
 HISTOGRAM_BIN = 25  # points per bar of the day's histogram
-ALL_TIME_MIN_DAYS = 3  # days played before a player enters the all-time table
 # The share line: one symbol per box, in the sheet's order, saying how well it was scored without
 # the dice or the points (no spoilers): well, scored, zero (or never written: an abandoned game).
 SHARE_WELL, SHARE_SCORED, SHARE_ZERO = "\U0001f7e9", "\U0001f7e8", "\u2b1b"
@@ -80,26 +84,89 @@ def share_symbols(boxes: dict) -> str:
     return "".join(out)
 
 
-def _finished_ranked(date: dt.date, viewer_id: int | None = None):
-    """The day's ranked attempts whose game is over, with the player's total; without the people off
-    the boards for fair play (`accounts.selectors.off_board_ids`: someone under review still sees
-    their own)."""
-    return (
-        DailyAttempt.objects.filter(
-            date=date, ranked=True, game__status=Game.Status.FINISHED, game__players__seat=0
+@dataclass(frozen=True)
+class Finished:
+    """A finished ranked attempt of the day, as the day's cache keeps it: who (with what the boards ask
+    of them: the site-wide opt-in, the fair-play standing), the total, when it started."""
+
+    user_id: int
+    name: str
+    total: int
+    started_at: dt.datetime
+    opted_in: bool
+    standing: str | None
+
+
+@dataclass(frozen=True)
+class DayResults:
+    """What a day's page shows everyone: the dice commitment, how many have started their ranked
+    attempt, the par, and every finished ranked result, best first (equal totals: the earlier start
+    first)."""
+
+    commitment: str | None
+    played: int
+    par: int | None
+    rows: tuple[Finished, ...]
+
+
+def day_results(date: dt.date) -> DayResults:
+    """The day's results, computed once per change of the day (an attempt starts or finishes, its par
+    is stored) or of who shows on the boards, and shared by every viewer (`dicegame.versions`); each
+    viewer's boards are cut from them (`leaderboard`)."""
+    return _day(date)[0]
+
+
+def _day(date: dt.date) -> tuple[DayResults, dict]:
+
+    def compute() -> DayResults:
+        rows = (
+            DailyAttempt.objects.filter(
+                date=date, ranked=True, game__status=Game.Status.FINISHED, game__players__seat=0
+            )
+            .order_by("-game__players__total", "started_at", "pk")
+            .values_list(
+                "user_id",
+                "user__username",
+                "game__players__total",
+                "started_at",
+                "user__profile__leaderboard_opt_in",
+                "user__profile__standing",
+            )
         )
-        .exclude(user_id__in=off_board_ids(viewer_id=viewer_id))
-        .annotate(total=F("game__players__total"))
-    )
+        seed = DailySeed.objects.filter(date=date).values_list("commitment", flat=True).first()
+        return DayResults(
+            commitment=seed,
+            played=DailyAttempt.objects.filter(date=date, ranked=True).count(),
+            par=day_par(date) if seed is not None else None,
+            rows=tuple(Finished(u, n, t, s, bool(o), st) for u, n, t, s, o, st in rows),
+        )
+
+    current = versions.read([versions.day(date), versions.PEOPLE])
+    return versions.cached(f"daily:day:{date.isoformat()}", [], compute, versions=current), current
+
+
+def shown(rows, viewer_id: int | None) -> list:
+    """Without the people off the boards for fair play (`accounts.selectors.on_boards`: someone under
+    review still sees their own)."""
+    return [r for r in rows if on_boards(user_id=r.user_id, standing=r.standing, viewer_id=viewer_id)]
 
 
 def played_count(date: dt.date) -> int:
     """How many accounts have started the day's ranked attempt."""
-    return DailyAttempt.objects.filter(date=date, ranked=True).count()
+    return day_results(date).played
+
+
+def ranks(values: list) -> list[int]:
+    """Each value's place among these values, sorted best first: equal values share a place."""
+    out = []
+    for i, value in enumerate(values):
+        out.append(out[-1] if i and values[i - 1] == value else i + 1)
+    return out
 
 
 def _rank(total: int, totals: list[int]) -> int:
-    return 1 + sum(1 for t in totals if t > total)
+    ascending = sorted(totals)
+    return 1 + len(ascending) - bisect.bisect_right(ascending, total)
 
 
 @dataclass(frozen=True)
@@ -111,25 +178,66 @@ class BoardRow:
     is_me: bool
 
 
-def leaderboard(date: dt.date, *, user_ids=None, viewer_id: int | None = None) -> list[BoardRow]:
-    """The day's ranked results (of `user_ids`, a set or a queryset of ids, when given), best first;
-    equal totals share a rank."""
-    rows = _finished_ranked(date, viewer_id).select_related("user")
+def top(rows: list, places: list[int], viewer_id: int | None, limit: int | None) -> list[tuple[int, object]]:
+    """(rank, row) of the first `limit` rows, and the viewer's own row after them when it is further
+    down (a board of everyone would grow with the site)."""
+    ranked = list(zip(places, rows, strict=True))
+    if limit is None or len(ranked) <= limit:
+        return ranked
+    return ranked[:limit] + [(rank, r) for rank, r in ranked[limit:] if r.user_id == viewer_id]
+
+
+def leaderboard(
+    date: dt.date,
+    *,
+    user_ids=None,
+    viewer_id: int | None = None,
+    opted_in: bool = False,
+    limit: int | None = None,
+    day: DayResults | None = None,
+) -> list[BoardRow]:
+    """The day's ranked results (of `user_ids`, a set of ids, when given; of those who opted in to the
+    site-wide boards with `opted_in`), best first; equal totals share a rank. With `limit`, the first
+    `limit` and the viewer's own row."""
+    day = day or day_results(date)
+    rows = shown(day.rows, viewer_id)
     if user_ids is not None:
-        rows = rows.filter(user_id__in=user_ids)
-    rows = sorted(rows, key=lambda a: (-a.total, a.started_at))
-    par = day_par(date)
-    totals = [a.total for a in rows]
+        rows = [r for r in rows if r.user_id in user_ids]
+    if opted_in:
+        rows = [r for r in rows if r.opted_in]
+    par = day.par
     return [
-        BoardRow(
-            _rank(a.total, totals),
-            a.user.get_username(),
-            a.total,
-            None if par is None else a.total - par,
-            a.user_id == viewer_id,
-        )
-        for a in rows
+        BoardRow(rank, r.name, r.total, None if par is None else r.total - par, r.user_id == viewer_id)
+        for rank, r in top(rows, ranks([r.total for r in rows]), viewer_id, limit)
     ]
+
+
+SITE_BOARD_SIZE = 50  # the site-wide tables show the first 50, and the viewer's own row
+
+
+@dataclass(frozen=True)
+class DayBoards:
+    """A day's page for one viewer: everyone's figures, the viewer's boards, and where the site-wide
+    board's markup is cached (`dicegame.versions.Fragment`: once per change of the day, for every viewer
+    who is not on it)."""
+
+    commitment: str | None
+    played: int
+    friends: list[BoardRow]
+    site: list[BoardRow]
+    site_fragment: versions.Fragment
+
+
+def day_boards(date: dt.date, *, viewer_id: int | None, friend_ids: set[int], boards_open: bool) -> DayBoards:
+    day, current = _day(date)
+    friends = site = []
+    if boards_open:
+        if viewer_id is not None:
+            friends = leaderboard(date, user_ids={*friend_ids, viewer_id}, viewer_id=viewer_id, day=day)
+        site = leaderboard(date, opted_in=True, viewer_id=viewer_id, limit=SITE_BOARD_SIZE, day=day)
+    mine = viewer_id if any(r.is_me for r in site) else None
+    fragment = versions.fragment(f"daily:site-board:{date.isoformat()}:{mine}", current)
+    return DayBoards(day.commitment, day.played, friends, site, fragment)
 
 
 @dataclass(frozen=True)
@@ -161,46 +269,62 @@ def _histogram(totals: list[int], mine: int) -> SafeString:
     counts = [0] * bins
     for t in totals:
         counts[t // HISTOGRAM_BIN] += 1
-    bars = [(f"{i * HISTOGRAM_BIN}", float(c)) for i, c in enumerate(counts)]
-    # charts.bar_chart escapes every text it writes (the labels here are numbers anyway).
-    return mark_safe(
-        bar_chart(
+    highlight = mine // HISTOGRAM_BIN
+
+    def draw() -> str:
+        bars = [(f"{i * HISTOGRAM_BIN}", float(c)) for i, c in enumerate(counts)]
+        # charts.bar_chart escapes every text it writes (the labels here are numbers anyway).
+        return bar_chart(
             bars,
             title=_("The day's totals"),
             desc=_("How many players scored each range of totals; your range is highlighted."),
-            highlight=mine // HISTOGRAM_BIN,
+            highlight=highlight,
         )
+
+    # Drawn once per picture: everyone whose total falls in the same bar of the same day sees this one.
+    key = (
+        "penta:daily:histogram:"
+        + hashlib.sha256(f"{get_language()}|{highlight}|{counts}".encode()).hexdigest()
     )
+    return mark_safe(cache.get_or_set(key, draw, versions.CACHE_SECONDS))
 
 
 def day_result(attempt: DailyAttempt, *, friend_ids: set[int], share_url: str = "") -> DayResult:
     """The results screen of a finished attempt."""
 
     game = attempt.game
-    me = Player.objects.get(game=game, seat=0)
-    ranked = list(_finished_ranked(attempt.date, attempt.user_id).values_list("user_id", "total"))
+    # The accuracy and luck are in the analysis's small summary: the whole analysis is not read.
+    me = (
+        Player.objects.filter(game=game, seat=0)
+        .values("total", "boxes", "game__analysis__version", "game__analysis__summary")
+        .get()
+    )
+    summary = me["game__analysis__summary"]
+    if me["game__analysis__version"] != A.ANALYSIS_VERSION:
+        try:  # not analysed yet (or by an older version): it is, now
+            summary = analysis_for(game).summary
+        except ReviewError:
+            summary = None
+    day = day_results(attempt.date)
+    ranked = [(r.user_id, r.total) for r in shown(day.rows, attempt.user_id)]
     totals = [t for _u, t in ranked]
     # Unranked (a guest's, a second try), or off the boards: placed where the total would be.
     counted = attempt.ranked and any(u == attempt.user_id for u, _t in ranked)
-    everyone = totals if counted else [*totals, me.total]
+    everyone = totals if counted else [*totals, me["total"]]
     # Among friends: the account and its friends (a guest has none to be placed among).
     circle = {*friend_ids, attempt.user_id} if attempt.user_id else set()
     friends_totals = [t for u, t in ranked if u in circle]
     if circle and not counted:
-        friends_totals.append(me.total)
-    accuracy = luck = None
-    try:
-        seat = analysis_for(game).data["seats"]["0"]
-        accuracy, luck = seat.get("accuracy"), seat.get("luck")
-    except ReviewError:
-        pass
-    par = day_par(attempt.date)
-    line = share_symbols(me.boxes)
+        friends_totals.append(me["total"])
+    seat = (summary or {}).get("0") or {}
+    accuracy, luck = seat.get("accuracy"), seat.get("luck")
+    par = day.par
+    line = share_symbols(me["boxes"])
     par_text = "" if par is None else " " + _("(par %(par)d)") % {"par": par}
     share = "\n".join(
         part
         for part in (
-            _("Penta daily %(date)s: %(total)d") % {"date": attempt.date.isoformat(), "total": me.total}
+            _("Penta daily %(date)s: %(total)d") % {"date": attempt.date.isoformat(), "total": me["total"]}
             + par_text,
             line,
             share_url,
@@ -210,125 +334,15 @@ def day_result(attempt: DailyAttempt, *, friend_ids: set[int], share_url: str = 
     return DayResult(
         date=attempt.date,
         attempt=attempt,
-        total=me.total,
+        total=me["total"],
         par=par,
-        rank=_rank(me.total, everyone),
+        rank=_rank(me["total"], everyone),
         of=len(everyone),
-        friends_rank=_rank(me.total, friends_totals) if friends_totals else None,
+        friends_rank=_rank(me["total"], friends_totals) if friends_totals else None,
         friends_of=len(friends_totals),
-        histogram=_histogram(everyone, me.total),
+        histogram=_histogram(everyone, me["total"]),
         accuracy=accuracy,
         luck=luck,
         share_text=share,
         boxes_line=line,
     )
-
-
-# -- a player's streaks and best days, and the all-time table --------------------------------------------
-
-
-@dataclass(frozen=True)
-class Streaks:
-    current: int
-    best: int
-    days: int
-
-
-def _streaks(dates: list[dt.date], now: dt.datetime | None = None) -> Streaks:
-    best = run = 0
-    previous = None
-    for date in sorted(set(dates)):
-        run = run + 1 if previous is not None and date - previous == dt.timedelta(days=1) else 1
-        best = max(best, run)
-        previous = date
-    first = today(now)
-    current = run if previous is not None and first - previous <= dt.timedelta(days=1) else 0
-    return Streaks(current=current, best=best, days=len(set(dates)))
-
-
-def streaks(user_id: int, now: dt.datetime | None = None) -> Streaks:
-    """Consecutive days with a ranked attempt: the run that reaches today (or yesterday, while today
-    is still open to play) and the longest run."""
-    return player_daily(user_id, now)[0]
-
-
-@dataclass(frozen=True)
-class BestDay:
-    date: dt.date
-    total: int
-    par: int | None
-    game_id: int
-
-    @property
-    def vs_par(self) -> int | None:
-        return None if self.par is None else self.total - self.par
-
-
-BEST_DAYS_SHOWN = 5
-
-
-def best_days(user_id: int) -> list[BestDay]:
-    """The player's best finished ranked daily results, best first."""
-    return player_daily(user_id)[1]
-
-
-def player_daily(user_id: int, now: dt.datetime | None = None) -> tuple[Streaks, list[BestDay]]:
-    """The player page's daily section in one query: the streaks and the best finished results."""
-    par = DailySeed.objects.filter(date=OuterRef("date")).values("par")[:1]
-    rows = (
-        DailyAttempt.objects.filter(user_id=user_id, ranked=True, game__players__seat=0)
-        .annotate(total=F("game__players__total"), par=Subquery(par))
-        .values_list("date", "total", "game__status", "par", "game_id")
-    )
-    rows = list(rows)
-    finished = [r for r in rows if r[2] == Game.Status.FINISHED]
-    finished.sort(key=lambda r: (-r[1], r[0]))
-    best = [
-        BestDay(date, total, par, game_id) for date, total, _s, par, game_id in finished[:BEST_DAYS_SHOWN]
-    ]
-    return _streaks([r[0] for r in rows], now), best
-
-
-@dataclass(frozen=True)
-class AllTimeRow:
-    rank: int
-    name: str
-    days: int
-    average: float
-    vs_par: float
-    is_me: bool
-
-
-def all_time(*, user_ids=None, viewer_id: int | None = None, min_days: int = ALL_TIME_MIN_DAYS):
-    """Average score against par over every finished ranked attempt of days with a par (days that have
-    ended are given theirs when read), players with at least `min_days`, best average against par first."""
-    ended = today() - dt.timedelta(days=1)
-    for date in DailySeed.objects.filter(par__isnull=True, date__lte=ended).values_list("date", flat=True):
-        if DailyAttempt.objects.filter(date=date, ranked=True).exists():
-            day_par(date)
-    rows = DailyAttempt.objects.filter(
-        ranked=True, game__status=Game.Status.FINISHED, game__players__seat=0
-    ).exclude(user_id__in=off_board_ids(viewer_id=viewer_id))
-    if user_ids is not None:
-        rows = rows.filter(user_id__in=user_ids)
-    pars = dict(DailySeed.objects.filter(par__isnull=False, date__lte=ended).values_list("date", "par"))
-    rows = rows.filter(date__in=list(pars))
-    per_user: dict[int, list[tuple[int, int]]] = {}
-    names: dict[int, str] = {}
-    for uid, name, date, total in rows.values_list(
-        "user_id", "user__username", "date", "game__players__total"
-    ):
-        per_user.setdefault(uid, []).append((total, pars[date]))
-        names[uid] = name
-    table = []
-    for uid, results in per_user.items():
-        if len(results) < min_days:
-            continue
-        n = len(results)
-        table.append((sum(t - p for t, p in results) / n, sum(t for t, _p in results) / n, n, uid))
-    table.sort(key=lambda r: (-r[0], -r[2]))
-    out = []
-    for vs, avg, n, uid in table:
-        rank = 1 + sum(1 for other in table if other[0] > vs)
-        out.append(AllTimeRow(rank, names[uid], n, round(avg, 1), round(vs, 1), uid == viewer_id))
-    return out

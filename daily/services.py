@@ -11,7 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from daily.models import DailyAttempt, DailySeed
-from dicegame import events
+from dicegame import events, versions
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError
 from dicegame.models import Game
@@ -87,6 +87,8 @@ def attempt_start(*, actor: Actor, now: dt.datetime | None = None) -> tuple[Dail
                     ranked=actor.user_id is not None,
                     started_at=now or timezone.now(),
                 )
+                if attempt.ranked:
+                    versions.bump(versions.day(date))  # how many have played
             return attempt, True
         except IntegrityError:  # a concurrent start of the same person made it first: resume that one
             existing = attempt_of(actor, date)
@@ -117,7 +119,9 @@ def day_par(date: dt.date) -> int | None:
         return None
     if row.par is None:
         par = optimal_line(Strategy.shared(), row.seed, date.isoformat(), seat=0, seat_count=1)["total"]
-        DailySeed.objects.filter(pk=row.pk, par__isnull=True).update(par=par)
+        with transaction.atomic():
+            if DailySeed.objects.filter(pk=row.pk, par__isnull=True).update(par=par):
+                versions.bump(versions.day(date), versions.DAILY)  # the day's page, the all-time table
         row.par = par
     return row.par
 

@@ -12,8 +12,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from accounts.selectors import friend_ids, opted_in_ids
-from daily import selectors, services
+from accounts.selectors import friend_ids
+from daily import selectors, services, standings
 from dicegame.actors import actor_from_request
 from dicegame.errors import GameActionError
 from dicegame.http import message_response
@@ -46,24 +46,22 @@ def _day_context(request: HttpRequest, date: dt.date) -> dict:
         result = selectors.day_result(attempt, friend_ids=friends, share_url=url)
     # Today's table is shown to those who have played it; a day gone, to everyone.
     boards_open = date < first or finished
+    # Everyone's figures are shared by every viewer; the boards are cut from them for this one.
+    day = selectors.day_boards(date, viewer_id=viewer_id, friend_ids=friends, boards_open=boards_open)
     context = {
         "date": date,
         "is_today": date == first,
         "day_end": day_end(date),
         "zone": services.DAILY_ZONE.key,
-        "seed_row": selectors.DailySeed.objects.filter(date=date).only("date", "commitment").first(),
-        "played": selectors.played_count(date),
+        # The day's dice commitment (the template reads seed_row.commitment).
+        "seed_row": {"commitment": day.commitment} if day.commitment else None,
+        "played": day.played,
         "attempt": attempt,
         "result": result,
         "boards_open": boards_open,
-        "friends_board": (
-            selectors.leaderboard(date, user_ids={*friends, viewer_id}, viewer_id=viewer_id)
-            if boards_open and viewer_id
-            else []
-        ),
-        "site_board": selectors.leaderboard(date, user_ids=opted_in_ids(), viewer_id=viewer_id)
-        if boards_open
-        else [],
+        "friends_board": day.friends,
+        "site_board": day.site,
+        "site_fragment": day.site_fragment,
         # (The first day of the calendar has none before it: 0001-01-01 was a 500.)
         "previous_day": date - dt.timedelta(days=1) if date > dt.date.min else None,
         "next_day": date + dt.timedelta(days=1) if date < first else None,
@@ -106,11 +104,13 @@ def play(request: HttpRequest) -> HttpResponse:
 def all_time(request: HttpRequest) -> HttpResponse:
     viewer_id = request.user.pk if request.user.is_authenticated else None
     friends = friend_ids(user_id=viewer_id) if viewer_id else set()
+    friends_table, site_table, site_fragment = standings.all_time_tables(
+        viewer_id=viewer_id, friend_ids=friends
+    )
     context = {
-        "min_days": selectors.ALL_TIME_MIN_DAYS,
-        "friends_table": selectors.all_time(user_ids={*friends, viewer_id}, viewer_id=viewer_id)
-        if viewer_id
-        else [],
-        "site_table": selectors.all_time(user_ids=opted_in_ids(), viewer_id=viewer_id),
+        "min_days": standings.ALL_TIME_MIN_DAYS,
+        "friends_table": friends_table,
+        "site_table": site_table,
+        "site_fragment": site_fragment,
     }
     return TemplateResponse(request, "daily/all_time.html", context)

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
+from dicegame import versions
 from dicegame.models import Game, GameAnalysis, Player, Turn
 from dicegame.strategy import analysis as A
 
@@ -67,18 +68,28 @@ def compute_analysis(game: Game, players: list[Player], turns: list[dict]) -> di
     )
 
 
-def _store(game: Game, data: dict) -> GameAnalysis:
+def _people(players: Iterable[Player]) -> list[int]:
+    return [p.user_id for p in players if not p.bot_strength and p.user_id is not None]
+
+
+def _store(game: Game, data: dict, people: list[int] | None = None) -> GameAnalysis:
     summary = A.summaries(data)
+    if people is None:
+        people = _people(game.players.all())
     try:
         with transaction.atomic():
             obj, created = GameAnalysis.objects.get_or_create(
                 game=game, defaults={"version": A.ANALYSIS_VERSION, "data": data, "summary": summary}
             )
+            if created:  # the people's statistics now count it (dicegame.versions)
+                versions.bump(*versions.game_names(game, people))
     except IntegrityError:  # a concurrent first view stored it between our get and create
         obj, created = GameAnalysis.objects.get(game=game), False
     if not created and obj.version != A.ANALYSIS_VERSION:
-        obj.version, obj.data, obj.summary = A.ANALYSIS_VERSION, data, summary
-        obj.save(update_fields=["version", "data", "summary"])
+        with transaction.atomic():
+            obj.version, obj.data, obj.summary = A.ANALYSIS_VERSION, data, summary
+            obj.save(update_fields=["version", "data", "summary"])
+            versions.bump(*versions.game_names(game, people))
     return obj
 
 
@@ -99,7 +110,7 @@ def analysis_for(game: Game) -> GameAnalysis:
             _("This game's log cannot be replayed, so it cannot be analysed (%(reason)s).") % {"reason": exc},
             status=422,
         ) from exc
-    return _store(game, data)
+    return _store(game, data, _people(players))
 
 
 def analyse_pending(game_ids: list[int]) -> int:
@@ -117,16 +128,21 @@ def analyse_pending(game_ids: list[int]) -> int:
     stale_ids = set(
         GameAnalysis.objects.filter(game__in=games).values_list("game_id", flat=True)
     )  # older versions
+    changed: set[str] = set()
     for game in games:
+        players = list(game.players.all())
         try:
-            data = compute_analysis(game, list(game.players.all()), turns.get(game.pk, []))
+            data = compute_analysis(game, players, turns.get(game.pk, []))
         except A.AnalysisError:
             continue
         row = GameAnalysis(game=game, version=A.ANALYSIS_VERSION, data=data, summary=A.summaries(data))
         (stale if game.pk in stale_ids else fresh).append(row)
+        changed |= versions.game_names(game, _people(players))
     GameAnalysis.objects.bulk_create(fresh, ignore_conflicts=True)
     for row in stale:
         GameAnalysis.objects.filter(game=row.game).update(
             version=row.version, data=row.data, summary=row.summary
         )
+    # After them: the people's statistics count them from now on (dicegame.versions).
+    versions.bump(*changed)
     return len(fresh) + len(stale)

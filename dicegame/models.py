@@ -378,3 +378,14 @@ class SeatLink(models.Model):
 
     def __str__(self):
         return f"{self.from_user} offers {self.player} to {self.to_user}"
+
+
+class CacheVersion(models.Model):
+    """The version of something the pages cache (`dicegame.versions`): bumped in the transaction that
+    changes it, named in the key of every cached value computed from it."""
+
+    name = models.CharField(max_length=64, primary_key=True)
+    value = models.BigIntegerField()
+
+    def __str__(self):
+        return f"{self.name} v{self.value}"

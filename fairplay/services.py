@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import Profile
-from dicegame import events
+from dicegame import events, versions
 from dicegame.analysis_store import ReviewError, analysis_for
 from dicegame.models import Game, Player, Turn
 from fairplay import model as M
@@ -160,7 +160,8 @@ def assess_game(game_id: int) -> set[int]:
 
 def _set_standing(user_id: int, standing: str) -> None:
     Profile.objects.get_or_create(user_id=user_id)
-    Profile.objects.filter(user_id=user_id).update(standing=standing)
+    if Profile.objects.filter(user_id=user_id).exclude(standing=standing).update(standing=standing):
+        versions.bump(versions.PEOPLE)  # who is off the boards
 
 
 def judge(user_id: int) -> Case:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.db.models import F
+from django.db.models import Count, F, Q
 from django.db.models.functions import Abs
 
+from dicegame import versions
 from puzzles.models import (
     SHOWN_IN_BROWSER,
     SHOWN_TO_ACCOUNT,
@@ -103,12 +104,24 @@ class Stats:
     own_left: int  # the viewer's own-mistake puzzles not yet tried nor shown to them
 
 
+def pool_counts() -> tuple[int, dict[str, int]]:
+    """(puzzles in the pool, puzzles per theme): one query, once per change of the pool
+    (`dicegame.versions`)."""
+
+    def compute() -> tuple[int, dict[str, int]]:
+        counts = Puzzle.objects.aggregate(
+            pool=Count("pk"), **{t: Count("pk", filter=Q(**{f"theme_{t}": True})) for t in THEMES}
+        )
+        return counts["pool"], {t: counts[t] for t in THEMES}
+
+    return versions.cached("puzzles:pool", [versions.PUZZLES], compute)
+
+
 def stats(user=None, device: str = "") -> Stats:
-    pool = Puzzle.objects.all()
-    per_theme = {t: pool.filter(**{f"theme_{t}": True}).count() for t in THEMES}
+    pool, per_theme = pool_counts()
     own_left = 0
     if user is not None:
-        own = pool
+        own = Puzzle.objects.all()
         if device:
             own = own.exclude(pk__in=PuzzleReveal.objects.filter(device=device).values("puzzle"))
         own_left = (
@@ -118,4 +131,4 @@ def stats(user=None, device: str = "") -> Stats:
             .distinct()
             .count()
         )
-    return Stats(rating=rating_of(user), pool=pool.count(), per_theme=per_theme, own_left=own_left)
+    return Stats(rating=rating_of(user), pool=pool, per_theme=per_theme, own_left=own_left)

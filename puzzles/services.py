@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils.translation import gettext as _
 
-from dicegame import events
+from dicegame import events, versions
 from dicegame.analysis_store import analyse_pending
 from dicegame.models import Game, GameAnalysis
 from dicegame.rules.glicko2 import Rating, rate
@@ -77,7 +77,10 @@ def _puzzle_for(candidate: P.Candidate) -> tuple[Puzzle, bool]:
     }
     try:
         with transaction.atomic():
-            return Puzzle.objects.get_or_create(key=candidate.key, defaults=defaults)
+            puzzle, created = Puzzle.objects.get_or_create(key=candidate.key, defaults=defaults)
+            if created:
+                versions.bump(versions.PUZZLES)  # the pool's counts
+            return puzzle, created
     except IntegrityError:  # another process added the same position between our read and our write
         return Puzzle.objects.get(key=candidate.key), False
 

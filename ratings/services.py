@@ -28,7 +28,7 @@ from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from dicegame import events
+from dicegame import events, versions
 from dicegame.models import Game, Player, Turn
 from dicegame.records import STAND_IN_TURN_LIMIT, seat_left
 from dicegame.rules import glicko2
@@ -249,7 +249,9 @@ def refund_opponents(*, user_id: int, since=None) -> list[RatingRefund]:
         rows[refund.user_id].rating += refund.points
     # Only the rating: a refund is not a game, so the weeks since the last game (the deviation's
     # growth, `updated_at`) stay as they were.
-    PlayerRating.objects.bulk_update([rows[uid] for uid in sorted({r.user_id for r in refunds})], ["rating"])
+    refunded = sorted({r.user_id for r in refunds})
+    PlayerRating.objects.bulk_update([rows[uid] for uid in refunded], ["rating"])
+    versions.bump(versions.SITE, *(versions.user(uid) for uid in refunded))  # their pages, the boards
     return refunds
 
 

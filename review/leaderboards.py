@@ -7,15 +7,16 @@ from dataclasses import dataclass, replace
 from django.contrib.auth import get_user_model
 from django.db.models import Count, F, Max, Q, Sum, Window
 from django.db.models.functions import RowNumber
+from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from accounts.selectors import off_board_ids
+from accounts.selectors import off_board_sets, opted_in_ids
+from dicegame import versions
 from dicegame.models import Game, Player
 from dicegame.records import counted_seats
 from dicegame.strategy import analysis as A
-from ratings.selectors import rating_board_values
-from review.cache import cached
+from ratings.selectors import BoardRating, rating_board_values, rating_provisional
 from review.stats import game_accuracy
 
 LEADERBOARD_SIZE = 20
@@ -32,6 +33,7 @@ class BoardRow:
     games: int
     is_me: bool
     provisional: bool = False  # a rating still uncertain (ratings.models.PROVISIONAL_RD)
+    rating: BoardRating | None = None  # on the rating board: what the provisional mark is worked out from
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,10 @@ class Board:
     title: str
     unit: str
     rows: list[BoardRow]
+    # Where its table's markup is cached: once per change of its people, for every viewer not on it.
+    fragment: versions.Fragment | None = None
+    # Where its table's markup is cached: once per change of its people, for every viewer not on it.
+    fragment: versions.Fragment | None = None
 
 
 def _ranked(values: dict[int, tuple[float, int]], names: dict[int, str], me: int | None, *, low_first=False):
@@ -55,49 +61,77 @@ def _ranked(values: dict[int, tuple[float, int]], names: dict[int, str], me: int
 
 
 def leaderboards(*, user_ids, viewer_id: int | None) -> list[Board]:
-    """Best total, average over the last 20 games, most Pentas, best accuracy, among these users
-    (a list or a queryset of ids). Games with the optimal-play hints shown do not count, nor games in
-    which the computer played more than STAND_IN_TURN_LIMIT of the person's turns.
+    """Rating, best total, average over the last 20 games, most Pentas, best accuracy, among these users
+    (ids: the viewer and their friends). Games with the optimal-play hints shown do not count, nor games
+    in which the computer played more than STAND_IN_TURN_LIMIT of the person's turns.
 
-    Cached under a key naming what the boards depend on (one cheap query): the users' finished games
-    and analyses, the viewer and the language. The key counts the finished seats before the records
-    filter: whether a finished game counts never changes after it finished, and the filter's per-seat
-    subquery made the key cost as much as the boards (120 ms at 10,000 games).
+    Worked out once per change of any of these people's games (their versions, `dicegame.versions`)
+    or of who is off the boards, per language, and shared by whoever asks for the same people; the
+    viewer's own rows are marked at each view."""
+    ids = sorted({uid for uid in user_ids if uid is not None})
+    names = [*(versions.user(uid) for uid in ids), versions.PEOPLE]
+    return _boards(f"people:{','.join(map(str, ids))}", ids, names, viewer_id)
 
-    People off the boards for fair play (`accounts.selectors.off_board_ids`) are left out; who they are
-    is part of the key, so a flag or a clearance shows at once."""
-    off = sorted(off_board_ids(viewer_id=viewer_id).values_list("user_id", flat=True))
-    finished = Player.objects.filter(
-        user_id__in=user_ids, game__status=Game.Status.FINISHED, game__hints_used=False
-    ).exclude(user_id__in=off)
-    seats = counted_seats(finished)
-    state = finished.aggregate(
-        n=Count("pk"),
-        users=Count("user_id", distinct=True),
-        last_id=Max("game_id"),
-        last=Max("game__finished_at"),
-        analysed=Count("pk", filter=Q(game__analysis__version=A.ANALYSIS_VERSION)),
+
+def site_leaderboards(*, viewer_id: int | None) -> list[Board]:
+    """The same boards among everyone who opted in to the site-wide boards: worked out once per finished
+    game of anyone, analysis, rating refund or change of who shows on the boards (`dicegame.versions`),
+    and shared by every viewer."""
+    return _boards("site", opted_in_ids(), [versions.SITE, versions.PEOPLE], viewer_id)
+
+
+def _boards(scope: str, user_ids, names: list[str], viewer_id: int | None) -> list[Board]:
+    """People off the boards for fair play (`accounts.selectors.off_board_ids`) are left out, except
+    for someone under review looking at their own rows: only such a viewer gets boards of their own."""
+    current = versions.read(names)
+    review, marked = versions.cached(
+        "accounts:off-board",
+        [versions.PEOPLE],
+        off_board_sets,
+        versions={versions.PEOPLE: current[versions.PEOPLE]},
     )
-    who = ",".join(map(str, sorted(user_ids))) if isinstance(user_ids, list | tuple | set) else "site"
-    key = (
-        f"penta:boards:{A.ANALYSIS_VERSION}:{get_language()}:{viewer_id}:{who}:"
-        f"{state['n']}:{state['users']}:{state['last_id']}:{state['last']}:{state['analysed']}:"
-        f"off{','.join(map(str, off))}"
-    )
-    return cached(key, lambda: [_rating_board(user_ids, viewer_id, off), *_leaderboards(seats, viewer_id)])
+    kept = viewer_id if viewer_id in review else None
+    off = sorted(marked | (review - {kept}))
+    key = f"review:boards:{A.ANALYSIS_VERSION}:{get_language()}:{scope}:{kept}"
+
+    def compute() -> list[Board]:
+        finished = Player.objects.filter(
+            user_id__in=user_ids, game__status=Game.Status.FINISHED, game__hints_used=False
+        ).exclude(user_id__in=off)
+        return [_rating_board(user_ids, off), *_leaderboards(counted_seats(finished), None)]
+
+    boards = versions.cached(key, names, compute, versions=current)
+    now = timezone.now()
+    out = []
+    for board in boards:
+        rows = [
+            replace(
+                row,
+                is_me=row.user_id == viewer_id,
+                # The deviation widens with the weeks without a game: marked as of now.
+                provisional=row.provisional if row.rating is None else rating_provisional(row.rating, now),
+            )
+            for row in board.rows
+        ]
+        mine = viewer_id if any(row.is_me for row in rows) else None
+        # The provisional marks are in the markup: its key names them.
+        marks = "".join("1" if row.provisional else "0" for row in rows)
+        fragment = versions.fragment(f"{key}:{board.key}:{mine}:{marks}", current)
+        out.append(replace(board, rows=rows, fragment=fragment))
+    return out
 
 
-def _rating_board(user_ids, viewer_id: int | None, off: list[int]) -> Board:
+def _rating_board(user_ids, off: list[int]) -> Board:
     """The Glicko-2 ratings of these users (those with a rated game). A rating changes only when one of
-    its rated games finishes, which the boards' cache key counts."""
+    its rated games finishes (or a refund), which their versions count."""
     values = {u: v for u, v in rating_board_values(user_ids).items() if u not in set(off)}
-    names = {u: v[3] for u, v in values.items()}
-    rows = _ranked({u: (v[0], v[1]) for u, v in values.items()}, names, viewer_id)
+    names = {u: v.username for u, v in values.items()}
+    rows = _ranked({u: (v.value, v.games) for u, v in values.items()}, names, None)
     return Board(
         "rating",
         _("Rating"),
         _("rating"),
-        [replace(row, provisional=values[row.user_id][2]) for row in rows],
+        [replace(row, rating=values[row.user_id]) for row in rows],
     )
 
 

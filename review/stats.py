@@ -22,14 +22,13 @@ from django.utils.translation import gettext as _
 
 from accounts.models import Profile
 from accounts.selectors import are_friends
-from dicegame import charts
+from dicegame import charts, versions
 from dicegame.analysis_store import analyse_pending
 from dicegame.labels import box_label
 from dicegame.models import Game, Player
 from dicegame.records import AT_TABLE, STAND_IN_TURN_LIMIT, counted_seats, stand_in_turns
 from dicegame.rules.scoring import UPPER_BONUS_THRESHOLD, UPPER_BOXES, Box
 from dicegame.strategy import analysis as A
-from review.cache import cached
 from review.replay import label_name
 from review.yardsticks import OPTIMAL_BOX_AVERAGES
 
@@ -42,14 +41,20 @@ STATS_CATCH_UP = 10  # un-analysed finished games analysed per view of a player'
 # -- who may see a player's statistics ----------------------------------------------------------------
 
 
-def player_visible(*, viewer_id: int | None, target) -> bool:
+def player_visible(*, viewer_id: int | None, target, opted_in: bool | None = None, friend_ids=None) -> bool:
     """A player's statistics: themselves, their friends, and everyone if they opted in to the
-    site-wide leaderboard."""
+    site-wide leaderboard (`opted_in` and the viewer's `friend_ids`, when the caller has read them)."""
 
     if viewer_id is not None and viewer_id == target.pk:
         return True
-    if Profile.objects.filter(user=target, leaderboard_opt_in=True).exists():
+    if (
+        opted_in
+        if opted_in is not None
+        else Profile.objects.filter(user=target, leaderboard_opt_in=True).exists()
+    ):
         return True
+    if friend_ids is not None:
+        return target.pk in friend_ids
     return viewer_id is not None and are_friends(a=viewer_id, b=target.pk)
 
 
@@ -130,7 +135,8 @@ class PlayerStats:
     loss: float | None = None  # average loss per decision over the analysed games
     decisions: int = 0
     counts: dict[str, int] = field(default_factory=dict)
-    key: str = ""  # the cache key: changes with every new finished or analysed game of the player
+    key: str = ""  # what names the player's cached figures (dicegame.versions adds their version)
+    fragment: versions.Fragment | None = None  # where the page's markup of them is cached
 
     @property
     def label_counts(self) -> list[tuple[str, str, int]]:
@@ -141,33 +147,33 @@ class PlayerStats:
         return self.games - self.counted
 
 
-def player_stats(*, user_id: int, catch_up: int = STATS_CATCH_UP) -> PlayerStats:
+def player_stats(*, user_id: int, catch_up: int = STATS_CATCH_UP, current=None) -> PlayerStats:
     """Everything on a player's page, in a fixed number of queries (plus, when some of the player's
     finished games have no analysis yet, a fixed number more to analyse up to `catch_up` of the newest).
 
-    The statistics change only when a game of the player finishes or is analysed, so they are cached
-    under a key made of exactly that (one cheap query): a repeated view costs two queries."""
+    The statistics change only when a game of the player finishes or is analysed: they are worked out
+    once per version of the player (`dicegame.versions`; `current`, when the caller has read it) and
+    cached, so a repeated view reads no game. `key` names them (head to head and the recent games are
+    cached under it too)."""
+    names = [versions.user(user_id)]
+    current = current if current is not None else versions.read(names)
     seats = _finished_seats(user_id)
-    if catch_up:
+    base = f"review:stats:{A.ANALYSIS_VERSION}:{get_language()}:{user_id}"
+    known = versions.peek(base, current)
+    # Finished games are analysed as they end: only figures that are missing or count some games
+    # without an analysis look for them.
+    if catch_up and (known is None or known.pending):
         pending_ids = list(
-            seats.exclude(game__analysis__version=A.ANALYSIS_VERSION)
+            counted_seats(seats)
+            .exclude(game__analysis__version=A.ANALYSIS_VERSION)
             .order_by("-game__finished_at", "-game_id")
             .values_list("game_id", flat=True)[:catch_up]
         )
-        analyse_pending(pending_ids)
-    state = seats.aggregate(
-        n=Count("pk"),
-        last=Max("game__finished_at"),
-        last_id=Max("game_id"),
-        analysed=Count("pk", filter=Q(game__analysis__version=A.ANALYSIS_VERSION)),
-    )
-    last = state["last"].timestamp() if state["last"] else 0
-    key = (
-        f"penta:stats:{A.ANALYSIS_VERSION}:{get_language()}:{user_id}:"
-        f"{state['n']}:{state['last_id']}:{last}:{state['analysed']}"
-    )
-    stats = cached(key, lambda: _player_stats(seats))
-    stats.key = key
+        if analyse_pending(pending_ids):  # the player's version moved on: the figures count them now
+            current = versions.read(names)
+    stats = versions.cached(base, names, lambda: _player_stats(seats), versions=current)
+    stats.key = base
+    stats.fragment = versions.fragment(base, current)
     return stats
 
 

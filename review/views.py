@@ -15,9 +15,9 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.selectors import friend_ids, opted_in_ids
+from accounts.selectors import friend_ids
 from accounts.services import profile_set_leaderboard_opt_in
-from dicegame import analysis_store, records
+from dicegame import analysis_store, records, versions
 from dicegame.actors import actor_from_request
 from dicegame.http import message_response
 from dicegame.models import Game
@@ -25,7 +25,6 @@ from dicegame.play import selectors
 from dicegame.strategy import analysis as A
 from review import exports, head_to_head, leaderboards, replay, yardsticks
 from review import stats as statistics
-from review.cache import cached
 
 REVIEW_TEMPLATE = "review/game.html"
 
@@ -99,29 +98,44 @@ def _target(username: str):
 def player_detail(request: HttpRequest, username: str) -> HttpResponse:
     target = _target(username)
     viewer_id = request.user.pk if request.user.is_authenticated else None
-    if not statistics.player_visible(viewer_id=viewer_id, target=target):
+    friends = friend_ids(user_id=viewer_id) if viewer_id else set()
+    opted_in = statistics.opted_in(target.pk)
+    if not statistics.player_visible(
+        viewer_id=viewer_id, target=target, opted_in=opted_in, friend_ids=friends
+    ):
         raise Http404(_("There is no such player."))
     is_me = viewer_id == target.pk
-    friends = friend_ids(user_id=viewer_id) if viewer_id else set()
     is_friend = target.pk in friends
-    stats = statistics.player_stats(user_id=target.pk)
-    # Both change only with the target's finished games, which stats.key names.
+    # Everything below depends on the target's games only: one read of their version for all of it
+    # (the rating and daily sections take it from the context).
+    current = versions.read([versions.user(target.pk), versions.DAILY])
+    mine = {versions.user(target.pk): current[versions.user(target.pk)]}
+    stats = statistics.player_stats(user_id=target.pk, current=mine)
     if is_me:
         others = sorted(friends)
-        h2h = cached(
+        h2h = versions.cached(
             f"{stats.key}:h2h:{others}",
+            [],
             lambda: head_to_head.head_to_head(user_id=target.pk, other_ids=others),
+            versions=mine,
         )
-        recent = cached(f"{stats.key}:recent", lambda: statistics.recent_games(user_id=target.pk))
+        recent = versions.cached(
+            f"{stats.key}:recent", [], lambda: statistics.recent_games(user_id=target.pk), versions=mine
+        )
     elif is_friend:
-        h2h = cached(
+        # The games the two shared are the target's games too: the target's version counts them.
+        h2h = versions.cached(
             f"{stats.key}:h2h-of:{viewer_id}",
+            [],
             lambda: head_to_head.head_to_head(user_id=viewer_id, other_ids=[target.pk]),
+            versions=mine,
         )
         # Games against people are visible to the friends of their players (selectors.game_visible).
-        recent = cached(
+        recent = versions.cached(
             f"{stats.key}:recent-friends",
+            [],
             lambda: statistics.recent_games(user_id=target.pk, only_kind=Game.Kind.FRIENDS),
+            versions=mine,
         )
     else:
         h2h, recent = [], []
@@ -129,7 +143,7 @@ def player_detail(request: HttpRequest, username: str) -> HttpResponse:
         "target": target,
         "is_me": is_me,
         "is_friend": is_friend,
-        "opted_in": statistics.opted_in(target.pk),
+        "opted_in": opted_in,
         "stats": stats,
         "head_to_head": h2h,
         "recent": recent,
@@ -138,6 +152,7 @@ def player_detail(request: HttpRequest, username: str) -> HttpResponse:
         "stand_in_limit": records.STAND_IN_TURN_LIMIT,
         "bot_accuracy": yardsticks.bot_accuracy(),
         "accuracy_scale": A.ACCURACY_SCALE,
+        "cache_versions": current,
     }
     return TemplateResponse(request, "review/player.html", context)
 
@@ -174,10 +189,15 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     viewer_id = request.user.pk if request.user.is_authenticated else None
     if scope == "friends" and viewer_id is None:
         scope = "site"
-    ids = [viewer_id, *friend_ids(user_id=viewer_id)] if scope == "friends" else opted_in_ids()
+    if scope == "friends":
+        boards = leaderboards.leaderboards(
+            user_ids=[viewer_id, *friend_ids(user_id=viewer_id)], viewer_id=viewer_id
+        )
+    else:
+        boards = leaderboards.site_leaderboards(viewer_id=viewer_id)
     context = {
         "scope": scope,
-        "boards": leaderboards.leaderboards(user_ids=ids, viewer_id=viewer_id),
+        "boards": boards,
         "opted_in": statistics.opted_in(viewer_id) if viewer_id else False,
         "min_games": leaderboards.LEADERBOARD_MIN_GAMES,
         "records_rule": records.records_rule(),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django import template
 
-from daily import selectors, services
+from daily import selectors, services, standings
 from dicegame.actors import actor_from_request
 
 register = template.Library()
@@ -33,7 +33,8 @@ def daily_home_card(context):
     }
 
 
-@register.inclusion_tag("daily/cards.html#daily-player-section")
-def daily_player_section(target, is_me=False):
-    streaks, best = selectors.player_daily(target.pk)
+@register.inclusion_tag("daily/cards.html#daily-player-section", takes_context=True)
+def daily_player_section(context, target, is_me=False):
+    # The page's reading of the versions, when the view made one (review.views.player_detail).
+    streaks, best = standings.player_daily(target.pk, current=context.get("cache_versions"))
     return {"streaks": streaks, "best": best, "is_me": is_me}

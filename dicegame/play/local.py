@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.selectors import are_friends, friends_of
-from dicegame import notices
+from dicegame import notices, versions
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
 from dicegame.labels import bot_name
@@ -205,6 +205,7 @@ def seat_link_answer(*, user: AbstractBaseUser, link_id: int, accept: bool) -> S
                 raise GameActionError(_("You already have a column in this game."))
             player.user = user
             player.save(update_fields=["user"])
+            versions.bump(versions.user(user.pk))  # the game is in their history and statistics now
         link.status = SeatLink.Status.ACCEPTED if accept else SeatLink.Status.DECLINED
         link.answered_at = timezone.now()
         link.save(update_fields=["status", "answered_at"])

@@ -56,23 +56,19 @@ def rating_rule_text():
     return rating_rule()
 
 
-@register.inclusion_tag("ratings/player_section.html")
-def player_rating_section(target):
-    changes = selectors.rating_history(user_id=target.pk)
-    current = selectors.shown(changes[-1].user.rating) if changes else None
-    shown_changes = changes[::-1][:10]
-    for change in shown_changes:
-        change.notes = "; ".join(selectors.discount_notes(change))
-    # A refund gives back a loss in a rated game, so without a rated game there is none to read.
-    refunds = selectors.refunds_of(target.pk) if changes else []
+@register.inclusion_tag("ratings/player_section.html", takes_context=True)
+def player_rating_section(context, target):
+    # The page's reading of the target's version, when the view made one (review.views.player_detail).
+    section = selectors.player_section(user_id=target.pk, current=context.get("cache_versions"))
+    current = selectors.shown_now(section.rating) if section.rating else None
     return {
         "target": target,
         "badge": _badge(current),
-        "changes": shown_changes,
+        "changes": section.changes,
         "games": current.games if current else 0,
-        "chart": mark_safe(selectors.history_chart(changes)),  # charts escapes every text
+        "chart": mark_safe(section.chart),  # charts escapes every text
         "rule": rating_rule(),
-        "refunded": round(sum(r.points for r in refunds)) if refunds else None,
+        "refunded": section.refunded,
     }
 
 

@@ -15,7 +15,7 @@ from django.db import IntegrityError, close_old_connections, connection, transac
 from django.test import Client
 
 from accounts.models import Profile
-from daily import selectors, services
+from daily import selectors, services, standings
 from daily.models import DailyAttempt, DailySeed
 from dicegame import play
 from dicegame.actors import Actor
@@ -419,13 +419,13 @@ def test_streaks_and_best_days(clock):
     for offset, total in ((0, 200), (1, 250), (2, 180), (4, 300), (5, 100), (6, 90), (7, 95)):
         made_up_result(anna, DAY - dt.timedelta(days=offset), total)
     made_up_result(anna, DAY - dt.timedelta(days=9), 400, ranked=False)  # unranked: no streak, not best
-    streak = selectors.streaks(anna.pk)
+    streak = standings.streaks(anna.pk)
     assert (streak.current, streak.best, streak.days) == (3, 4, 7)
     clock.set(NOON + dt.timedelta(days=1))  # tomorrow, not played yet: the run still stands
-    assert selectors.streaks(anna.pk).current == 3
+    assert standings.streaks(anna.pk).current == 3
     clock.set(NOON + dt.timedelta(days=2))
-    assert selectors.streaks(anna.pk).current == 0
-    best = selectors.best_days(anna.pk)
+    assert standings.streaks(anna.pk).current == 0
+    best = standings.best_days(anna.pk)
     assert [b.total for b in best] == [300, 250, 200, 180, 100]
     html = client_for(anna).get("/players/anna/").content.decode()
     assert 'data-streak="best">4<' in html and 'data-streak="current">0<' in html and "data-best-days" in html
@@ -448,7 +448,7 @@ def test_the_all_time_table_of_average_against_par(clock):
         made_up_result(ben, date, pars[date] + 5)
     made_up_result(cleo, DAY - dt.timedelta(days=1), 400)  # one day: below the minimum
     made_up_result(anna, DAY, 500)  # today has not ended: not in the table yet
-    rows = selectors.all_time(user_ids=None)
+    rows = standings.all_time(user_ids=None)
     assert [(r.name, r.days, r.vs_par) for r in rows] == [("ben", 3, 5.0), ("anna", 3, -10.0)]
     html = client_for(anna).get("/daily/all-time/").content.decode()
     assert 'data-vs-par="5.0"' in html and 'data-vs-par="-10.0"' in html and 'data-user="cleo"' not in html
