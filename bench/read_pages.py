@@ -683,6 +683,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="OUT",
         help="profile the web process during the concurrent pages phase (py-spy record --gil -f raw)",
     )
+    parser.add_argument(
+        "--filled",
+        type=Path,
+        metavar="JSON",
+        help="with --database-url: fill the database once and describe it in this file; later runs that "
+        "find the file measure the same population again without filling (the cache prefix is new each run)",
+    )
     parser.add_argument("--populate", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--count-queries", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -695,6 +702,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.pg_server and args.database_url:
         parser.error("give --pg-server or --database-url, not both")
+    if args.filled and not args.database_url:
+        parser.error("--filled needs --database-url (a database that outlives the run)")
     if not 2 <= args.clients <= args.players:
         parser.error("--clients: at least 2, at most --players")
 
@@ -720,17 +729,23 @@ def main(argv: list[str] | None = None) -> int:
         setup = f"{db.kind}" + (" + Redis (cache)" if args.redis_url else ", this process's memory (cache)")
         print(f"database: {setup}; server: python -m {server.module}, one process")
         began = time.monotonic()
-        server.migrate()
-        filled = subprocess.run(
-            [sys.executable, __file__, "--populate", *_population_args(args)],
-            cwd=ROOT,
-            env=env,
-            check=True,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        data = json.loads(filled.stdout.strip().splitlines()[-1])
-        print(f"filled in {time.monotonic() - began:.0f} s: {json.dumps(data['counts'])}")
+        if args.filled and args.filled.exists():  # the database of --database-url, filled before
+            data = json.loads(args.filled.read_text())
+            print(f"reusing the population described in {args.filled}: {json.dumps(data['counts'])}")
+        else:
+            server.migrate()
+            filled = subprocess.run(
+                [sys.executable, __file__, "--populate", *_population_args(args)],
+                cwd=ROOT,
+                env=env,
+                check=True,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            data = json.loads(filled.stdout.strip().splitlines()[-1])
+            print(f"filled in {time.monotonic() - began:.0f} s: {json.dumps(data['counts'])}")
+            if args.filled:
+                args.filled.write_text(json.dumps(data))
         server.start()
         names, friend_pages, past = data["names"], data["friend_pages"], data["past_day"]
         figures: dict = {

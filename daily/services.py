@@ -87,8 +87,8 @@ def attempt_start(*, actor: Actor, now: dt.datetime | None = None) -> tuple[Dail
                     ranked=actor.user_id is not None,
                     started_at=now or timezone.now(),
                 )
-                if attempt.ranked:
-                    versions.bump(versions.day(date))  # how many have played
+                if attempt.ranked:  # how many have played; the person's streak
+                    versions.bump(versions.day(date), versions.user(actor.user_id))
             return attempt, True
         except IntegrityError:  # a concurrent start of the same person made it first: resume that one
             existing = attempt_of(actor, date)

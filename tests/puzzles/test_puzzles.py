@@ -496,3 +496,30 @@ def test_the_page_has_no_inline_style_or_script(user_client, keep_puzzle):
     html = user_client.get(f"/puzzles/{keep_puzzle.pk}/").content.decode()
     assert "style=" not in html and "<script>" not in html and "onclick" not in html
     assert 'name="csrfmiddlewaretoken"' in html
+
+
+# -- the pool's counts are cached (dicegame.versions) ---------------------------------------------------
+
+
+def grow_pool(person) -> int:
+    """Finished games of an easy player, each added as the finished games' subscriber adds them, until
+    the pool has grown (easy play makes clear mistakes in nearly every game). Returns the pool's size."""
+    before = Puzzle.objects.count()
+    for _ in range(10):
+        S.add_game_puzzles(analysed(make_game([person, "easy"], strengths=["easy", "easy"])).pk)
+        if Puzzle.objects.count() > before:
+            return Puzzle.objects.count()
+    raise AssertionError("ten easy games made no new puzzle")
+
+
+@pytest.mark.django_db
+def test_the_pools_counts_take_a_new_puzzle_at_once(person, user_client, strategy):
+    pool = grow_pool(person)
+    count = re.compile(r"all themes \((\d+)\)")
+    assert count.search(user_client.get("/puzzles/").content.decode()).group(1) == str(pool)
+    # Cached: a puzzle stored behind the services' back is not counted...
+    make_puzzle(ALL_BUT(Box.SMALL_STRAIGHT, Box.CHANCE, Box.ONES), (1, 2, 3, 4, 6), 0, strategy)
+    assert count.search(user_client.get("/puzzles/").content.decode()).group(1) == str(pool)
+    # ...one added from a finished game is, at once (both then).
+    pool = grow_pool(person)
+    assert count.search(user_client.get("/puzzles/").content.decode()).group(1) == str(pool)
