@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -103,19 +105,65 @@ def read(names: Iterable[str]) -> dict[str, int | None]:
     return {name: found.get(name) for name in names}
 
 
+# Part of every key: moved on when what is cached changes shape, so a release never reads the values
+# an older one left in the shared cache.
+CACHE_FORMAT = 1
+
+
 def cache_key(key: str, versions: dict[str, int | None]) -> str:
     stamp = ",".join(f"{name}={value}" for name, value in sorted(versions.items()))
-    return "penta:v:" + hashlib.sha256(f"{key}|{stamp}".encode()).hexdigest()
+    return f"penta:v{CACHE_FORMAT}:" + hashlib.sha256(f"{key}|{stamp}".encode()).hexdigest()
+
+
+# A value under a key that names its versions never changes: besides the shared cache (Redis in
+# production), each process keeps the last LOCAL_ENTRIES it used in its own memory, as the objects
+# themselves (no round trip, nothing to unpickle). They are shared by the requests: nobody changes them.
+LOCAL_ENTRIES = 1000
+_local: OrderedDict[str, tuple] = OrderedDict()
+_local_lock = threading.Lock()
+
+
+def _get(key: str) -> tuple | None:
+    with _local_lock:
+        boxed = _local.get(key)
+        if boxed is not None:
+            _local.move_to_end(key)
+            return boxed
+    boxed = cache.get(key)  # (value,): a value may be None or empty
+    if boxed is not None:
+        _keep(key, boxed)
+    return boxed
+
+
+def _keep(key: str, boxed: tuple) -> None:
+    with _local_lock:
+        _local[key] = boxed
+        _local.move_to_end(key)
+        while len(_local) > LOCAL_ENTRIES:
+            _local.popitem(last=False)
+
+
+def _set(key: str, boxed: tuple) -> None:
+    cache.set(key, boxed, CACHE_SECONDS)
+    _keep(key, boxed)
 
 
 @dataclass(frozen=True)
 class Fragment:
-    """Where a template fragment is cached: `{% cache fragment.seconds NAME fragment.key %}`. The key
-    names the versions the fragment's data came from (and the language); `seconds` is 0 (not cached)
-    while one of them was never bumped."""
+    """Where a template fragment is cached (`{% versioned fragment %}`, dicegame.templatetags): the key
+    names the versions its data came from and the language; `seconds` is 0 (not cached) while one of
+    them was never bumped."""
 
     key: str
     seconds: int
+
+    def get(self) -> str | None:
+        boxed = _get(self.key) if self.seconds else None
+        return boxed[0] if boxed is not None else None
+
+    def set(self, html: str) -> None:
+        if self.seconds:
+            _set(self.key, (html,))
 
 
 def fragment(key: str, versions: dict[str, int | None]) -> Fragment:
@@ -128,14 +176,15 @@ def peek(key: str, versions: dict[str, int | None]):
     """The value cached for `key` at these versions, or None (nothing is computed)."""
     if any(value is None for value in versions.values()):
         return None
-    boxed = cache.get(cache_key(key, versions))
+    boxed = _get(cache_key(key, versions))
     return boxed[0] if boxed is not None else None
 
 
 def cached[T](key: str, names: Iterable[str], compute: Callable[[], T], *, versions=None) -> T:
     """The value of `compute()` for `key` at the current versions of `names` (or the `versions` the
-    caller read already), from the shared cache; computed once when missing, by one request while the
-    others that want it wait (a change seen by fifty viewers at once costs one computation).
+    caller read already), from this process's memory or the shared cache; computed once when missing,
+    by one request while the others that want it wait (a change seen by fifty viewers at once costs one
+    computation). The value is shared: the caller must not change it.
 
     While one of the versions was never bumped (its row is missing: data written behind the services'
     back, or a database just emptied), nothing is cached: the value is computed at every call."""
@@ -143,7 +192,7 @@ def cached[T](key: str, names: Iterable[str], compute: Callable[[], T], *, versi
     if any(value is None for value in versions.values()):
         return compute()
     full = cache_key(key, versions)
-    boxed = cache.get(full)  # (value,): a value may be None or empty
+    boxed = _get(full)
     if boxed is not None:
         return boxed[0]
     lock = full + ":lock"
@@ -151,13 +200,13 @@ def cached[T](key: str, names: Iterable[str], compute: Callable[[], T], *, versi
         deadline = time.monotonic() + WAIT_SECONDS
         while time.monotonic() < deadline:
             time.sleep(_POLL)
-            boxed = cache.get(full)
+            boxed = _get(full)
             if boxed is not None:
                 return boxed[0]
         # The one computing it is slow or gone: compute it here too.
     try:
         value = compute()
-        cache.set(full, (value,), CACHE_SECONDS)
+        _set(full, (value,))
     finally:
         cache.delete(lock)
     return value

@@ -171,10 +171,15 @@ def player_stats(*, user_id: int, catch_up: int = STATS_CATCH_UP, current=None) 
         )
         if analyse_pending(pending_ids):  # the player's version moved on: the figures count them now
             current = versions.read(names)
-    stats = versions.cached(base, names, lambda: _player_stats(seats), versions=current)
-    stats.key = base
-    stats.fragment = versions.fragment(base, current)
-    return stats
+
+    def compute() -> PlayerStats:
+        stats = _player_stats(seats)
+        stats.key = base
+        stats.fragment = versions.fragment(base, current)
+        return stats
+
+    # Shared by the requests that read it (dicegame.versions): not to be changed after this.
+    return versions.cached(base, names, compute, versions=current)
 
 
 def _player_stats(seats) -> PlayerStats:

@@ -15,6 +15,7 @@ from dicegame import play, versions
 from dicegame.models import CacheVersion, Game
 from dicegame.rules import days
 from dicegame.rules.scoring import Box
+from tests.support.environment import forget_cached
 from tests.support.factories import UserFactory, actor
 from tests.support.games import place, play_turn, roll
 from tests.support.history import made_up_result
@@ -145,3 +146,24 @@ def test_a_finished_attempt_of_a_day_gone_moves_the_all_time_table_and_todays_do
         versions.day(dt.date(2020, 1, 1)),
         versions.DAILY,
     }
+
+
+def test_a_value_is_kept_in_the_process_when_the_shared_cache_has_forgotten_it():
+    calls = []
+    versions.bump("thing")
+    versions.cached("kept", ["thing"], lambda: calls.append(1) or "value")
+    forget_cached()
+    assert versions.cached("kept", ["thing"], lambda: calls.append(1) or "again") == "value"
+    assert calls == [1]
+
+
+def test_the_process_keeps_only_its_last_values(monkeypatch):
+    monkeypatch.setattr(versions, "LOCAL_ENTRIES", 2)
+    versions.bump("thing")
+    current = versions.read(["thing"])
+    for key in ("a", "b", "c"):
+        versions.cached(key, [], lambda key=key: key, versions=current)
+    forget_cached()
+    # "a" was the oldest of three: gone from the process and from the shared cache, computed again.
+    assert versions.cached("a", [], lambda: "a again", versions=current) == "a again"
+    assert versions.cached("c", [], lambda: "c again", versions=current) == "c"
