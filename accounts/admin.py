@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from accounts.models import FriendRequest, Friendship, Profile
+from dicegame import versions
 
 
 @admin.register(Profile)
@@ -10,6 +11,19 @@ class ProfileAdmin(admin.ModelAdmin):
     search_fields = ("user__username",)
     list_select_related = ("user",)
     raw_id_fields = ("user",)
+
+    # Who shows on the site-wide boards and who is off them: the cached pages move on at once.
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        versions.bump(versions.PEOPLE)
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        versions.bump(versions.PEOPLE)
+
+    def delete_queryset(self, request, queryset):
+        super().delete_queryset(request, queryset)
+        versions.bump(versions.PEOPLE)
 
 
 @admin.register(FriendRequest)
