@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
-import hashlib
 from dataclasses import dataclass
 
-from django.core.cache import cache
+from django.db.models import F
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
@@ -15,7 +14,7 @@ from django.utils.translation import gettext as _
 
 from accounts.selectors import on_boards
 from daily.models import DailyAttempt, DailySeed
-from daily.services import DAYS_AHEAD, day_end, day_par, today
+from daily.services import DAYS_AHEAD, attempt_of, day_end, day_par, today
 from dicegame import versions
 from dicegame.analysis_store import ReviewError, analysis_for
 from dicegame.charts import bar_chart
@@ -117,6 +116,7 @@ def day_results(date: dt.date) -> DayResults:
 
 
 def _day(date: dt.date) -> tuple[DayResults, dict]:
+    stored_par = []
 
     def compute() -> DayResults:
         rows = (
@@ -133,16 +133,28 @@ def _day(date: dt.date) -> tuple[DayResults, dict]:
                 "user__profile__standing",
             )
         )
-        seed = DailySeed.objects.filter(date=date).values_list("commitment", flat=True).first()
+        seed = DailySeed.objects.filter(date=date).values("commitment", "par").first()
+        par = None
+        if seed is not None:
+            par = seed["par"]
+            if par is None:  # the day's first result: its par is worked out and stored now
+                par = day_par(date)
+                stored_par.append(par)
         return DayResults(
-            commitment=seed,
+            commitment=seed["commitment"] if seed else None,
             played=DailyAttempt.objects.filter(date=date, ranked=True).count(),
-            par=day_par(date) if seed is not None else None,
+            par=par,
             rows=tuple(Finished(u, n, t, s, bool(o), st) for u, n, t, s, o, st in rows),
         )
 
-    current = versions.read([versions.day(date), versions.PEOPLE])
-    return versions.cached(f"daily:day:{date.isoformat()}", [], compute, versions=current), current
+    names = [versions.day(date), versions.PEOPLE]
+    key = f"daily:day:{date.isoformat()}"
+    current = versions.read(names)
+    day = versions.cached(key, [], compute, versions=current)
+    if stored_par:  # storing the par moved the day's version on: the results are kept under the new one
+        current = versions.read(names)
+        day = versions.cached(key, [], lambda: day, versions=current)
+    return day, current
 
 
 def shown(rows, viewer_id: int | None) -> list:
@@ -226,6 +238,7 @@ class DayBoards:
     friends: list[BoardRow]
     site: list[BoardRow]
     site_fragment: versions.Fragment
+    results: DayResults
 
 
 def day_boards(date: dt.date, *, viewer_id: int | None, friend_ids: set[int], boards_open: bool) -> DayBoards:
@@ -237,7 +250,7 @@ def day_boards(date: dt.date, *, viewer_id: int | None, friend_ids: set[int], bo
         site = leaderboard(date, opted_in=True, viewer_id=viewer_id, limit=SITE_BOARD_SIZE, day=day)
     mine = viewer_id if any(r.is_me for r in site) else None
     fragment = versions.fragment(f"daily:site-board:{date.isoformat()}:{mine}", current)
-    return DayBoards(day.commitment, day.played, friends, site, fragment)
+    return DayBoards(day.commitment, day.played, friends, site, fragment, day)
 
 
 @dataclass(frozen=True)
@@ -282,30 +295,47 @@ def _histogram(totals: list[int], mine: int) -> SafeString:
         )
 
     # Drawn once per picture: everyone whose total falls in the same bar of the same day sees this one.
-    key = (
-        "penta:daily:histogram:"
-        + hashlib.sha256(f"{get_language()}|{highlight}|{counts}".encode()).hexdigest()
+    key = f"daily:histogram:{get_language()}:{highlight}:{counts}"
+    return mark_safe(versions.cached(key, [], draw, versions={}))
+
+
+_RESULT = {
+    "total": "game__players__total",
+    "boxes": "game__players__boxes",
+    "game__analysis__version": "game__analysis__version",
+    "game__analysis__summary": "game__analysis__summary",
+}
+
+
+def attempt_with_result(actor, date: dt.date) -> DailyAttempt | None:
+    """The actor's attempt of the day (`daily.services.attempt_of`) with, in the same query, what its
+    results screen reads of the game (`day_result`): the total, the boxes, the analysis's summary."""
+    attempts = DailyAttempt.objects.filter(game__players__seat=0).annotate(
+        **{f"result_{name.replace('__', '_')}": F(path) for name, path in _RESULT.items()}
     )
-    return mark_safe(cache.get_or_set(key, draw, versions.CACHE_SECONDS))
+    return attempt_of(actor, date, attempts)
 
 
-def day_result(attempt: DailyAttempt, *, friend_ids: set[int], share_url: str = "") -> DayResult:
-    """The results screen of a finished attempt."""
+def day_result(
+    attempt: DailyAttempt, *, friend_ids: set[int], share_url: str = "", day: DayResults | None = None
+) -> DayResult:
+    """The results screen of a finished attempt (`day`: the day's results, when the caller has them)."""
 
     game = attempt.game
     # The accuracy and luck are in the analysis's small summary: the whole analysis is not read.
-    me = (
-        Player.objects.filter(game=game, seat=0)
-        .values("total", "boxes", "game__analysis__version", "game__analysis__summary")
-        .get()
-    )
+    if hasattr(attempt, "result_total"):  # read with the attempt (attempt_with_result)
+        me = {name: getattr(attempt, f"result_{name.replace('__', '_')}") for name in _RESULT}
+    else:
+        me = Player.objects.filter(game=game, seat=0).values(*_RESULT).get()
     summary = me["game__analysis__summary"]
     if me["game__analysis__version"] != A.ANALYSIS_VERSION:
         try:  # not analysed yet (or by an older version): it is, now
             summary = analysis_for(game).summary
         except ReviewError:
             summary = None
-    day = day_results(attempt.date)
+        # Storing it moved the day's version on: the results are read (and kept) under the new one.
+        day = None
+    day = day or day_results(attempt.date)
     ranked = [(r.user_id, r.total) for r in shown(day.rows, attempt.user_id)]
     totals = [t for _u, t in ranked]
     # Unranked (a guest's, a second try), or off the boards: placed where the total would be.

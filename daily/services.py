@@ -54,9 +54,12 @@ def publish_commitments(now: dt.datetime | None = None) -> int:
 # -- the day's attempt -------------------------------------------------------------------------------
 
 
-def attempt_of(actor: Actor, date: dt.date) -> DailyAttempt | None:
-    """The actor's attempt of the day: an account's ranked one, or the guest session's one."""
-    attempts = DailyAttempt.objects.select_related("game").filter(date=date)
+def attempt_of(actor: Actor, date: dt.date, attempts=None) -> DailyAttempt | None:
+    """The actor's attempt of the day: an account's ranked one, or the guest session's one (from
+    `attempts`, a queryset of attempts, when the caller wants more read with it)."""
+    attempts = (
+        (attempts if attempts is not None else DailyAttempt.objects).select_related("game").filter(date=date)
+    )
     if actor.user_id is not None:
         return attempts.filter(user_id=actor.user_id).order_by("-ranked", "started_at").first()
     if actor.guest_key:

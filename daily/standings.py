@@ -160,9 +160,9 @@ def all_time(
     return _all_time(user_ids, viewer_id, min_days, opted_in, limit)[0]
 
 
-def _all_time(user_ids, viewer_id, min_days, opted_in, limit) -> tuple[list[AllTimeRow], dict]:
+def _all_time(user_ids, viewer_id, min_days, opted_in, limit, current=None) -> tuple[list[AllTimeRow], dict]:
     ended = today() - dt.timedelta(days=1)
-    current = versions.read([versions.DAILY, versions.PEOPLE])
+    current = current or versions.read([versions.DAILY, versions.PEOPLE])
     table = versions.cached(
         f"daily:all-time:{ended.isoformat()}:{min_days}",
         [],
@@ -178,15 +178,17 @@ def _all_time(user_ids, viewer_id, min_days, opted_in, limit) -> tuple[list[AllT
         AllTimeRow(rank, r.name, r.days, round(r.average, 1), round(r.vs_par, 1), r.user_id == viewer_id)
         for rank, r in top(rows, ranks([r.vs_par for r in rows]), viewer_id, limit)
     ]
-    return out, current | {"ended": ended.toordinal()}
+    return out, current
 
 
 def all_time_tables(*, viewer_id: int | None, friend_ids: set[int]) -> tuple[list, list, versions.Fragment]:
     """The all-time page for one viewer: the friends' table, the site-wide one (the first
     SITE_BOARD_SIZE and the viewer's own row), and where the site-wide table's markup is cached."""
-    friends = (
-        all_time(user_ids={*friend_ids, viewer_id}, viewer_id=viewer_id) if viewer_id is not None else []
-    )
     site, current = _all_time(None, viewer_id, ALL_TIME_MIN_DAYS, True, SITE_BOARD_SIZE)
+    friends = []
+    if viewer_id is not None:
+        circle = {*friend_ids, viewer_id}
+        friends = _all_time(circle, viewer_id, ALL_TIME_MIN_DAYS, False, None, current)[0]
     mine = viewer_id if any(r.is_me for r in site) else None
-    return friends, site, versions.fragment(f"daily:all-time-site:{mine}", current)
+    ended = (today() - dt.timedelta(days=1)).isoformat()  # the days it counts: part of its key
+    return friends, site, versions.fragment(f"daily:all-time-site:{ended}:{mine}", current)

@@ -96,8 +96,10 @@ def _target(username: str):
 
 @require_GET
 def player_detail(request: HttpRequest, username: str) -> HttpResponse:
-    target = _target(username)
-    viewer_id = request.user.pk if request.user.is_authenticated else None
+    viewer = request.user if request.user.is_authenticated else None
+    # One's own page: the account is the one already read for the request.
+    target = viewer if viewer is not None and viewer.get_username() == username else _target(username)
+    viewer_id = viewer.pk if viewer is not None else None
     friends = friend_ids(user_id=viewer_id) if viewer_id else set()
     opted_in = statistics.opted_in(target.pk)
     if not statistics.player_visible(
@@ -106,8 +108,8 @@ def player_detail(request: HttpRequest, username: str) -> HttpResponse:
         raise Http404(_("There is no such player."))
     is_me = viewer_id == target.pk
     is_friend = target.pk in friends
-    # Everything below depends on the target's games only: one read of their version for all of it
-    # (the rating and daily sections take it from the context).
+    # Everything below depends on the target's games: one reading of their versions for all of it (the
+    # rating and daily sections take it from the context).
     current = versions.read([versions.user(target.pk), versions.DAILY])
     mine = {versions.user(target.pk): current[versions.user(target.pk)]}
     stats = statistics.player_stats(user_id=target.pk, current=mine)

@@ -13,6 +13,7 @@ import pytest
 from accounts.models import Profile
 from accounts.services import profile_set_leaderboard_opt_in
 from daily import services
+from daily.models import DailySeed
 from dicegame import play, versions
 from dicegame.models import Game, Player
 from dicegame.strategy import computer
@@ -188,3 +189,57 @@ def test_a_started_attempt_is_in_the_players_streak_at_once(clock):
     start(anna)
     html = client.get("/players/anna/").content.decode()
     assert 'data-streak="current">2<' in html and 'data-streak="days">2<' in html
+
+
+def test_the_days_par_is_stored_when_its_results_are_first_worked_out(clock):
+    me = UserFactory(username="me")
+    public(me)
+    finish(me)
+    DailySeed.objects.filter(date=DAY).update(par=None)  # a day whose par was never worked out
+    versions.bump(versions.day(DAY))
+    client = client_for(me)
+    html = client.get("/daily/").content.decode()
+    par = DailySeed.objects.get(date=DAY).par
+    assert par is not None and f"(par {par})" in html
+    # Storing it moved the day's version on: the results worked out with it are kept under the new one.
+    behind_the_services(me, 999)
+    assert 'data-total="999"' not in site_board(client.get("/daily/").content.decode())
+
+
+def test_an_opt_in_changed_in_the_admin_shows_at_once(clock, admin_client):
+    me, shy = UserFactory(username="me"), UserFactory(username="shy")
+    public(me)
+    finish(me)
+    finish(shy)
+    client = client_for(me)
+    assert 'data-user="shy"' not in site_board(client.get("/daily/").content.decode())
+    staff = admin_client
+    profile, _created = Profile.objects.get_or_create(user=shy)
+    form = {
+        "user": shy.pk,
+        "standing": "good",
+        "leaderboard_opt_in": "on",
+        "last_seen_0": "",
+        "last_seen_1": "",
+    }
+    response = staff.post(f"/admin/accounts/profile/{profile.pk}/change/", form)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert 'data-user="shy"' in site_board(client.get("/daily/").content.decode())
+    response = staff.post(f"/admin/accounts/profile/{profile.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 302
+    assert 'data-user="shy"' not in site_board(client.get("/daily/").content.decode())
+
+
+def test_the_days_page_seen_again_reads_little(clock, django_assert_max_num_queries):
+    """Seen again with nothing changed: the session, the account, the seeds shown, the viewer's attempt
+    and result (one query), their friends, the versions, and the play screen's turn count."""
+    me, friend = UserFactory(username="me"), UserFactory(username="friend")
+    befriend(me, friend)
+    public(me, friend)
+    finish(me)
+    finish(friend, turns=3)
+    client = client_for(me)
+    client.get("/daily/")
+    with django_assert_max_num_queries(7):
+        html = client.get("/daily/").content.decode()
+    assert 'data-user="friend"' in site_board(html)
