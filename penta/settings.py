@@ -135,6 +135,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {
             "connect_timeout": 5,  # an unreachable database fails a sweep fast; the clock retries
+            # Parameters sent apart from the SQL (psycopg's server-side binding, not Django's default
+            # client-side quoting), so a statement run again is prepared once per connection (after
+            # psycopg's prepare_threshold of 5 runs): PostgreSQL neither parses nor plans it again. A
+            # live action's statements cost the database about half the CPU and the process a fifth
+            # less (bench/live_games.py); the pool keeps each connection's prepared statements.
+            "server_side_binding": True,
             "pool": {
                 "min_size": int(os.environ.get("PENTA_DB_POOL_MIN", "2")),
                 "max_size": int(os.environ.get("PENTA_DB_POOL_MAX", "10")),
