@@ -319,7 +319,8 @@ STORAGES = {
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if WHITENOISE_USE_FINDERS
-        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        # WhiteNoise's hashed, compressed names, our own scripts and stylesheets minified first.
+        else "penta.static_files.MinifiedCompressedManifestStorage"
     },
 }
 
