@@ -47,7 +47,8 @@ def room_create(
     *, actor: Actor, seats: int, turn_seconds: int, rated: bool = False, move_seconds: int = 0
 ) -> Game:
     """A room for 2-4 players with its host in the first seat; others join by invitation or link.
-    `rated`: the game moves its people's ratings (`ratings`), and hints are off in it. `move_seconds`
+    `rated`: the game moves its people's ratings (`ratings`), and hints are off in it; it needs a turn
+    timer (or a move time: every rated game has a clock). `move_seconds`
     (one of MOVE_TIME_CHOICES): a correspondence game with that much time a move (the turn timer is
     then not used); 0: a live game."""
     user_id = _user_actor(actor)
@@ -60,6 +61,11 @@ def room_create(
         turn_seconds = 0
     elif turn_seconds not in TURN_TIMER_CHOICES:
         raise GameActionError(_("The turn timer is off, 30, 60 or 120 seconds."), status=400)
+    elif rated and not turn_seconds:
+        # A stall must never be a way out of a loss: the clock plays a turn not taken in time.
+        raise GameActionError(
+            _("A rated game needs a clock: choose a turn timer of 30, 60 or 120 seconds."), status=400
+        )
     game = _new_friends_game(
         host_id=user_id,
         seats=seats,
