@@ -13,7 +13,9 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts.models import SentNotice
 from accounts.selectors import are_friends
+from accounts.services import NoticeLimited, notice_quota_take
 from dicegame import notices
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
@@ -180,12 +182,21 @@ def room_invite(*, game_id: int, actor: Actor, username: str) -> Invitation:
             _("The host removed %(name)s from this room.") % {"name": friend.username}, status=403
         )
     _next_seat(game)
-    invitation, created = Invitation.objects.get_or_create(
-        game=game, to_user=friend, defaults={"from_user_id": user_id}
-    )
-    if not created:
-        if invitation.status == Invitation.Status.PENDING:
-            raise GameActionError(_("%(name)s is already invited.") % {"name": friend.username})
+    invitation = Invitation.objects.filter(game=game, to_user=friend).first()
+    if invitation is not None and invitation.status == Invitation.Status.PENDING:
+        raise GameActionError(_("%(name)s is already invited.") % {"name": friend.username})
+    try:
+        notice_quota_take(
+            sender_id=user_id,
+            recipient_id=friend.pk,
+            recipient_name=friend.username,
+            kind=SentNotice.Kind.INVITATION,
+        )
+    except NoticeLimited as exc:
+        raise GameActionError(exc.message, status=exc.status) from None
+    if invitation is None:
+        invitation = Invitation.objects.create(game=game, to_user=friend, from_user_id=user_id)
+    else:
         invitation.status = Invitation.Status.PENDING
         invitation.save(update_fields=["status"])
     bump(game)
