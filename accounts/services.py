@@ -39,6 +39,8 @@ def notice_quota_take(*, sender_id: int, recipient_id: int, recipient_name: str,
     burst sent at once cannot pass the limit), and a refused or failed send counts nothing."""
     list(get_user_model().objects.select_for_update().filter(pk=sender_id).values_list("pk"))
     now = timezone.now()
+    # The sender's notices that no longer count go (the table holds at most an hour of anybody's).
+    SentNotice.objects.filter(sender_id=sender_id, created_at__lte=now - NOTICE_WINDOW).delete()
     recent = SentNotice.objects.filter(sender_id=sender_id, created_at__gt=now - NOTICE_WINDOW)
     if recent.count() >= settings.PENTA_NOTICES_PER_HOUR:
         raise NoticeLimited(
