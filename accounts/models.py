@@ -33,6 +33,8 @@ class FriendRequest(models.Model):
     to_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     status = models.CharField(max_length=10, choices=Status, default=Status.PENDING)
     created_at = models.DateTimeField(auto_now_add=True)
+    # When the addressee said yes or no: a request they declined is not sent again for a while.
+    answered_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -61,3 +63,24 @@ class Friendship(models.Model):
 
     def __str__(self):
         return f"{self.user_low} & {self.user_high}"
+
+
+class SentNotice(models.Model):
+    """A notice one person made the site send another (a friend request, a game invitation, a column
+    offered): counted, in the sending transaction, against the sender's limits (accounts.services)."""
+
+    class Kind(models.TextChoices):
+        FRIEND_REQUEST = "friend"
+        INVITATION = "invitation"
+        COLUMN = "column"
+
+    sender = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    recipient = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=12, choices=Kind)
+    created_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["sender", "created_at"])]
+
+    def __str__(self):
+        return f"{self.kind} {self.sender_id} -> {self.recipient_id} at {self.created_at}"

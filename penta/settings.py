@@ -427,6 +427,14 @@ PENTA_CONNECT_BURST = float(os.environ.get("PENTA_CONNECT_BURST", "20"))
 # holds the sender back), and drops what a client sends past twice as many.
 PENTA_SOCKET_QUEUE = int(os.environ.get("PENTA_SOCKET_QUEUE", "32"))
 PENTA_REMATCH_MINUTES = 30
+# The winning chances bar (winprob.live): at most this many games of one person wait in a process's
+# queue at once; a logged-in viewer's page may ask for a position's figures this often a minute.
+PENTA_WIN_BAR_GAMES_PER_PERSON = int(os.environ.get("PENTA_WIN_BAR_GAMES_PER_PERSON", "4"))
+PENTA_WIN_BAR_ASKS_PER_MINUTE = int(os.environ.get("PENTA_WIN_BAR_ASKS_PER_MINUTE", "20"))
+# Notices one person makes the site send others (friend requests, game invitations, columns offered:
+# accounts.services.notice_quota_take) within an hour: in all, and to any one person.
+PENTA_NOTICES_PER_HOUR = int(os.environ.get("PENTA_NOTICES_PER_HOUR", "30"))
+PENTA_NOTICES_PER_PERSON_HOUR = int(os.environ.get("PENTA_NOTICES_PER_PERSON_HOUR", "5"))
 # Benchmark only: route ws/echo/ (a bare echo consumer) for the server bench/live_games.py starts.
 PENTA_BENCH_ECHO = env_bool("PENTA_BENCH_ECHO", False)
 # Benchmark only: the file of the board the relay baseline sends (live.echo.RelayConsumer).

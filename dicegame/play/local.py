@@ -18,7 +18,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts.models import SentNotice
 from accounts.selectors import are_friends, friends_of
+from accounts.services import NoticeLimited, notice_quota_take
 from dicegame import notices
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
@@ -157,6 +159,26 @@ def seat_link_request(*, user: AbstractBaseUser, game_id: int, seat: int, userna
         if Player.objects.filter(game=game, user=friend).exists():
             raise GameActionError(
                 _("%(name)s already has a column in this game.") % {"name": friend.get_username()}
+            )
+        try:
+            notice_quota_take(
+                sender_id=user.pk,
+                recipient_id=friend.pk,
+                recipient_name=friend.get_username(),
+                kind=SentNotice.Kind.COLUMN,
+            )
+        except NoticeLimited as exc:
+            raise GameActionError(exc.message, status=exc.status) from None
+        if SeatLink.objects.filter(player__game=game, to_user=friend).exists():
+            # One offer of a game to a friend (offering it again sent a notice each time); checked under the
+            # sender's row lock (taken by the count), so offers sent at once cannot both pass.
+            raise GameActionError(
+                _(
+                    "You have already offered %(name)s a column of this game: they confirm or decline it "
+                    "on their My games page."
+                )
+                % {"name": friend.get_username()},
+                status=409,
             )
         SeatLink.objects.filter(player=player, status=SeatLink.Status.PENDING).update(
             status=SeatLink.Status.DECLINED, answered_at=timezone.now()

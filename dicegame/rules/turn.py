@@ -16,3 +16,6 @@ IDLE_END_SECONDS = 14 * 24 * 3600
 CORRESPONDENCE_GAMES_MAX = 50
 # A reminder goes when this share of a move's time is left.
 REMINDER_SHARE = 0.2
+# A rated game always has a clock: a live one with no turn timer of its own (made before the rule) gets
+# this one, so a player who keeps the page open and never moves loses on time instead of stalling it.
+RATED_TURN_SECONDS = 60
