@@ -95,7 +95,7 @@ def own_mistake_line(source) -> str:
     """ "In your game of <date> you kept the two 4s here; find better." """
     chosen = Option.from_json(source.chosen)
     moment = source.game.finished_at or source.game.created_at
-    date = date_format(moment, "DATE_FORMAT", use_l10n=True)
+    date = date_format(timezone.localtime(moment), "DATE_FORMAT", use_l10n=True)
     if chosen.box is not None:
         return _("In your game of %(date)s you wrote %(points)s in %(box)s here; find better.") % {
             "date": date,
