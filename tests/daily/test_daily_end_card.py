@@ -16,8 +16,8 @@ from dicegame import play
 from dicegame.actors import Actor
 from dicegame.models import Game
 from tests.support.clock import Clock
+from tests.support.daily import play_the_day
 from tests.support.factories import UserFactory, actor, befriend, client_for
-from tests.support.games import current
 from tests.support.history import made_up_result
 
 pytestmark = pytest.mark.django_db
@@ -29,18 +29,6 @@ DAY = dt.date(2026, 12, 1)
 @pytest.fixture
 def clock(monkeypatch):
     return Clock(monkeypatch, NOON)
-
-
-def play_the_day(who: Actor) -> Game:
-    """The day's game played to the end through the services (roll once, write the first open box)."""
-    attempt, _created = services.attempt_start(actor=who)
-    for _ in range(13):
-        t = current(attempt.game_id)
-        play.turn_roll(game_id=attempt.game_id, actor=who, turn=t.number, roll=0)
-        box = next(iter(t.player.sheet.open_boxes))
-        play.turn_choose_box(game_id=attempt.game_id, actor=who, turn=t.number, roll=1, box=box.name)
-        play.turn_confirm(game_id=attempt.game_id, actor=who, turn=t.number, roll=1)
-    return Game.objects.get(pk=attempt.game_id)
 
 
 def end_card(html: str) -> str:
@@ -62,7 +50,7 @@ def test_the_daily_end_card_leads_with_place_par_and_share(clock, strategy):
     client.cookies["penta_tz"] = "Europe/Amsterdam"
     html = client.get(f"/games/{game.pk}/").content.decode()
     card = end_card(html)
-    assert f"Daily challenge {DAY.isoformat()}: your result" in card
+    assert "Daily challenge: your result" in card
     # The daily's figures come first in the card, before the best-total line; the turn log after it all.
     assert card.index("data-daily-end") < card.index("data-result")
     assert html.index('id="game-result"') < html.index('id="log-heading"')
@@ -86,7 +74,7 @@ def test_the_daily_end_card_leads_with_place_par_and_share(clock, strategy):
     client.cookies["django_language"] = "nl"
     client.cookies["penta_tz"] = "America/New_York"
     card = end_card(client.get(f"/games/{game.pk}/").content.decode())
-    assert "Dagelijkse uitdaging 2026-12-01: je resultaat" in card
+    assert "Dagelijkse uitdaging: je resultaat" in card
     assert "De volgende dagelijkse uitdaging begint 1 dec 2026, 18:00." in card
     assert "Kopieer" in card and "2 van 3" in card
 
@@ -99,12 +87,7 @@ def test_a_guests_daily_end_card_says_unranked_and_a_solo_game_still_offers_play
     client.post("/daily/play/")
     game = Game.objects.get(daily_date=DAY, players__user__isnull=True)
     guest = Actor(guest_key=game.players.get().guest_key)
-    for _ in range(13):
-        t = current(game.pk)
-        play.turn_roll(game_id=game.pk, actor=guest, turn=t.number, roll=0)
-        box = next(iter(t.player.sheet.open_boxes))
-        play.turn_choose_box(game_id=game.pk, actor=guest, turn=t.number, roll=1, box=box.name)
-        play.turn_confirm(game_id=game.pk, actor=guest, turn=t.number, roll=1)
+    play_the_day(guest)
     card = end_card(client.get(f"/games/{game.pk}/").content.decode())
     assert "data-unranked" in card and 'data-rank="2"' in card and "data-friends-rank" not in card
     assert "data-play-again" not in card

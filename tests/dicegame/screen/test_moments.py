@@ -135,7 +135,7 @@ def test_the_joker_note_in_dutch(user):
     game = rigged_turn(user, [6] * 5, {Box.PENTA: 50, Box.SIXES: 18})
     _turn = current(game.pk).number
     html = client_for(user).get(f"/games/{game.pk}/", HTTP_ACCEPT_LANGUAGE="nl").content.decode()
-    assert "Joker: het vak Zessen is vol" in html
+    assert "Joker: het vakje Zessen is vol" in html
 
 
 # -- the end of a game --------------------------------------------------------------------------------
