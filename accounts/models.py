@@ -1,4 +1,4 @@
-"""Friends, and a player's settings (site-wide leaderboard opt-in, last time seen)."""
+"""Friends, and a player's settings (site-wide leaderboard opt-in, time zone, last time seen)."""
 
 from django.conf import settings
 from django.db import models
@@ -18,6 +18,9 @@ class Profile(models.Model):
     # Shown on the site-wide leaderboard only if the player says so.
     leaderboard_opt_in = models.BooleanField(default=False)
     last_seen = models.DateTimeField(null=True, blank=True)
+    # The zone times are shown in (an IANA name, accounts.selectors.valid_time_zone); "" for the zone of
+    # the browser in use (penta.middleware.TimeZoneMiddleware).
+    time_zone = models.CharField(max_length=64, blank=True, default="")
 
     def __str__(self):
         return f"Profile of {self.user}"

@@ -1,11 +1,13 @@
 """Account writes: friends (requests, answers, removal), the limits on the notices one person makes the
 site send others, and a person's settings."""
 
+import contextlib
 from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.cache import cache
 from django.db import transaction
 from django.urls import reverse
 from django.utils import formats, timezone
@@ -13,6 +15,13 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from accounts.models import FriendRequest, Friendship, Profile, SentNotice
+from accounts.selectors import (
+    CACHE_DOWN,
+    TIME_ZONE_CACHE_SECONDS,
+    TIME_ZONE_MAX_LENGTH,
+    time_zone_cache_key,
+    valid_time_zone,
+)
 from dicegame import notices
 
 # -- notices one person sends another ---------------------------------------------------------------
@@ -230,3 +239,34 @@ def profile_set_leaderboard_opt_in(*, user: AbstractBaseUser, on: bool) -> bool:
         profile.leaderboard_opt_in = on
         profile.save(update_fields=["leaderboard_opt_in"])
     return on
+
+
+class SettingError(ValueError):
+    """A refused setting: ``message`` for the person, ``status`` the HTTP status to answer."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+def _cache_time_zone(user: AbstractBaseUser, name: str) -> None:
+    # (An entry the outage left stands for at most TIME_ZONE_CACHE_SECONDS.)
+    with contextlib.suppress(*CACHE_DOWN):
+        cache.set(time_zone_cache_key(user), name, TIME_ZONE_CACHE_SECONDS)
+
+
+@transaction.atomic
+def profile_set_time_zone(*, user: AbstractBaseUser, name: str) -> str:
+    """Show the user's times in this zone (an IANA name), or in their browser's ("" ). A name this
+    server does not know is refused and nothing changes. Returns the setting."""
+    if name and valid_time_zone(name) is None:
+        message = _("“%(name)s” is not a time zone this site knows: choose one from the list.")
+        raise SettingError(message % {"name": name[:TIME_ZONE_MAX_LENGTH]})
+    profile, _created = Profile.objects.get_or_create(user=user)
+    if profile.time_zone != name:
+        profile.time_zone = name
+        profile.save(update_fields=["time_zone"])
+    # After the commit: a request reading the cache between the two must not keep the old zone.
+    transaction.on_commit(lambda: _cache_time_zone(user, name))
+    return name

@@ -173,8 +173,12 @@ def _histogram(totals: list[int], mine: int) -> SafeString:
     )
 
 
-def day_result(attempt: DailyAttempt, *, friend_ids: set[int], share_url: str = "") -> DayResult:
-    """The results screen of a finished attempt."""
+def day_result(
+    attempt: DailyAttempt, *, friend_ids: set[int], share_url: str = "", detailed: bool = True
+) -> DayResult:
+    """The results screen of a finished attempt. Not `detailed` (the game's own end card): the places,
+    the par and the share text only, without the analysis (accuracy, luck) and the histogram, so the
+    end of the game never waits for an analysis."""
 
     game = attempt.game
     me = Player.objects.get(game=game, seat=0)
@@ -189,11 +193,12 @@ def day_result(attempt: DailyAttempt, *, friend_ids: set[int], share_url: str = 
     if circle and not counted:
         friends_totals.append(me.total)
     accuracy = luck = None
-    try:
-        seat = analysis_for(game).data["seats"]["0"]
-        accuracy, luck = seat.get("accuracy"), seat.get("luck")
-    except ReviewError:
-        pass
+    if detailed:
+        try:
+            seat = analysis_for(game).data["seats"]["0"]
+            accuracy, luck = seat.get("accuracy"), seat.get("luck")
+        except ReviewError:
+            pass
     par = day_par(attempt.date)
     line = share_symbols(me.boxes)
     par_text = "" if par is None else " " + _("(par %(par)d)") % {"par": par}
@@ -216,7 +221,7 @@ def day_result(attempt: DailyAttempt, *, friend_ids: set[int], share_url: str = 
         of=len(everyone),
         friends_rank=_rank(me.total, friends_totals) if friends_totals else None,
         friends_of=len(friends_totals),
-        histogram=_histogram(everyone, me.total),
+        histogram=_histogram(everyone, me.total) if detailed else mark_safe(""),
         accuracy=accuracy,
         luck=luck,
         share_text=share,

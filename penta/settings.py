@@ -88,6 +88,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Times in the person's zone (their setting, else their browser's): after the user is known.
+    "penta.middleware.TimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -304,9 +306,11 @@ AXES_VERBOSE = False
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", _("English")), ("nl", _("Dutch"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
-TIME_ZONE = "UTC"
+TIME_ZONE = "UTC"  # stored and computed in UTC; shown in the person's zone (penta.middleware)
 USE_I18N = True
 USE_TZ = True
+# Unambiguous dates in both languages ("1 Dec 2026, 20:14"), 24-hour clock: penta/formats/.
+FORMAT_MODULE_PATH = ["penta.formats"]
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]

@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 
 from dicegame.analysis_store import ReviewError, analysis_for, completed_turns
 from dicegame.models import Game, Player
-from dicegame.records import STAND_IN_TURN_LIMIT, seat_left, stand_in_turns
+from dicegame.records import counts_for_records, seat_left, stand_in_turns
 from dicegame.rules.days import day_end
 from dicegame.rules.scoring import Box
 from dicegame.strategy import analysis as A
@@ -126,7 +126,7 @@ CSV_HEADER = [
     "penta_bonus",
     *(b.name.lower() for b in Box),
     "hints_used",
-    "counts_for_records",  # 0: computer played > STAND_IN_TURN_LIMIT turns, unfinished, or a local game
+    "counts_for_records",  # dicegame.records' rule: 0 for hints, a local game, > 2 stand-in turns, unfinished
 ]
 
 
@@ -235,11 +235,7 @@ def _history_csv(actor: Actor, language: str | None) -> Iterator[str]:
                 sheet.penta_bonus,
                 *(sheet.boxes.get(b, "") for b in Box),
                 int(game.hints_used),
-                int(
-                    game.is_finished
-                    and game.kind != Game.Kind.LOCAL
-                    and p.stand_in_turns <= STAND_IN_TURN_LIMIT
-                ),
+                int(counts_for_records(game=game, stand_in_turns=p.stand_in_turns)),
             ]
         )
         yield flush()

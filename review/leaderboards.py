@@ -56,8 +56,8 @@ def _ranked(values: dict[int, tuple[float, int]], names: dict[int, str], me: int
 
 def leaderboards(*, user_ids, viewer_id: int | None) -> list[Board]:
     """Best total, average over the last 20 games, most Pentas, best accuracy, among these users
-    (a list or a queryset of ids). Games with the optimal-play hints shown do not count, nor games in
-    which the computer played more than STAND_IN_TURN_LIMIT of the person's turns.
+    (a list or a queryset of ids), over the games that count for records (`dicegame.records`: no
+    hints, not local, the computer played at most STAND_IN_TURN_LIMIT of the person's turns).
 
     Cached under a key naming what the boards depend on (one cheap query): the users' finished games
     and analyses, the viewer and the language. The key counts the finished seats before the records
@@ -67,9 +67,10 @@ def leaderboards(*, user_ids, viewer_id: int | None) -> list[Board]:
     People off the boards for fair play (`accounts.selectors.off_board_ids`) are left out; who they are
     is part of the key, so a flag or a clearance shows at once."""
     off = sorted(off_board_ids(viewer_id=viewer_id).values_list("user_id", flat=True))
-    finished = Player.objects.filter(
-        user_id__in=user_ids, game__status=Game.Status.FINISHED, game__hints_used=False
-    ).exclude(user_id__in=off)
+    finished = Player.objects.filter(user_id__in=user_ids, game__status=Game.Status.FINISHED).exclude(
+        user_id__in=off
+    )
+    # The one rule of the records (dicegame.records), as the statistics and the end of a game count.
     seats = counted_seats(finished)
     state = finished.aggregate(
         n=Count("pk"),

@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from accounts.selectors import friend_ids
 from dicegame.actors import Actor
 from dicegame.models import Game, Invitation, Player, Turn
-from dicegame.records import STAND_IN_TURN_LIMIT, seat_left, stand_in_turns
+from dicegame.records import counts_for_records, seat_left, stand_in_turns
 
 
 def _seat_filter(actor: Actor, prefix: str = "") -> Q:
@@ -101,8 +101,10 @@ class HistoryRow:
 
     @property
     def not_counted(self) -> bool:
-        """A finished game that does not count for this seat's records (review.STAND_IN_TURN_LIMIT)."""
-        return self.game.is_finished and self.me.stand_in_turns > STAND_IN_TURN_LIMIT
+        """A finished game that does not count for this seat's records (dicegame.records' one rule)."""
+        return self.game.is_finished and not counts_for_records(
+            game=self.game, stand_in_turns=self.me.stand_in_turns
+        )
 
     @property
     def result(self) -> str:

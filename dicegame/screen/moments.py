@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from django.db.models import Max
 from django.utils.translation import gettext as _
 
-from dicegame.models import Game, Player
-from dicegame.records import counted_seats
+from dicegame.models import Game, Player, Turn
+from dicegame.records import counted_seats, not_counted_reason
 from dicegame.rules.scoring import PENTA_BONUS, PENTA_SCORE, UPPER_BONUS, Box
 
 
@@ -106,24 +106,24 @@ class Result:
     seat: Player
     place: int
     total: int
-    best_before: int | None  # None: no earlier finished game
+    best_before: int | None  # None: no earlier finished game that counts for records
     resigned: bool
-    counts: bool = True  # for the records (review.counted_seats): a game the computer mostly played doesn't
+    # Why this game does not count for the records ("" when it does: dicegame.records, the one rule).
+    not_counted: str = ""
+
+    @property
+    def counts(self) -> bool:
+        return not self.not_counted
 
     @property
     def new_best(self) -> bool:
-        return (
-            self.best_before is not None
-            and self.total > self.best_before
-            and not self.resigned
-            and self.counts
-        )
+        return self.counts and self.best_before is not None and self.total > self.best_before
 
 
 def game_result(*, game: Game, seat: Player | None) -> Result | None:
     """The viewer's end of the game (None for a spectator or an unfinished game). Their best is the
-    highest total of their earlier finished games that count for records, any kind, resigned games
-    included (a resigned total never beats a played one unfairly: it only has fewer boxes)."""
+    highest total of their earlier finished games that count for records (dicegame.records: the same
+    games as the statistics' best total and the leaderboards), so the page and those agree."""
     if seat is None or not game.is_finished or seat.is_bot:
         return None
     earlier = Player.objects.filter(game__status=Game.Status.FINISHED)
@@ -137,15 +137,13 @@ def game_result(*, game: Game, seat: Player | None) -> Result | None:
         earlier = earlier.filter(user__isnull=True, guest_key=seat.guest_key)
     else:
         earlier = earlier.none()
-    # The same games as the statistics' best total (review.counted_seats: not those the computer mostly
-    # played), so the page and the statistics agree.
     best = counted_seats(earlier).aggregate(best=Max("total"))["best"]
-    counts = counted_seats(Player.objects.filter(pk=seat.pk)).exists()
+    stand_ins = Turn.objects.filter(player=seat, stand_in=True).count()
     return Result(
         seat=seat,
         place=seat.rank or 1,
         total=seat.total,
         best_before=best,
         resigned=seat.left_at is not None,
-        counts=counts,
+        not_counted=not_counted_reason(game=game, stand_in_turns=stand_ins),
     )

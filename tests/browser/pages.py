@@ -777,3 +777,32 @@ def scan(page: Page) -> list[dict]:
         " nodes: v.nodes.map((n) => n.target.join(' ') + ' :: ' + (n.failureSummary || '')).slice(0, 5)}))"
     )
     return result
+
+
+# -- issue 22's polish: the end card, My games, times, answered puzzles ---------------------------------
+
+SCREEN_1280 = {"width": 1280, "height": 900}
+SCREENS = {"1280x900": SCREEN_1280, "360x740": PHONE}
+
+
+def within_the_width(page: Page, locator: Locator) -> bool:
+    """The element is shown and lies within the page's width (not cut off at a side)."""
+    box = locator.bounding_box()
+    width = page.viewport_size["width"]
+    return box is not None and box["width"] > 0 and box["x"] >= 0 and box["x"] + box["width"] <= width
+
+
+def in_the_first_screen(page: Page, locator: Locator) -> bool:
+    """The element is seen without scrolling: within the viewport with the page at its top."""
+    page.evaluate("window.scrollTo(0, 0)")
+    box = locator.bounding_box()
+    return box is not None and on_screen(box, page.viewport_size)
+
+
+def history_row(page: Page, game_id: int) -> Locator:
+    return page.locator(f'#main tr[data-game="{game_id}"]')
+
+
+def shown_time(page: Page, game_id: int) -> Locator:
+    """When a game of My games started, as the page shows it."""
+    return history_row(page, game_id).locator("time")

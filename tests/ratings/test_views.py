@@ -18,8 +18,11 @@ from tests.support.ratings import play_out, rated_room
 
 pytestmark = pytest.mark.django_db
 
-RULE_EN = "for whom the computer plays more than 2 turns, forfeits"
-RULE_NL = "voor wie de computer meer dan 2 beurten speelt, verliest reglementair"
+# The rule is said once, on the fair-play page; the screens with ratings lead there in one line.
+RULE_EN = (
+    '<a href="/fair-play/#rating-rules">How rated games move ratings (Glicko-2), forfeits and fair play</a>'
+)
+RULE_NL = "Hoe ratingspellen de ratings veranderen (Glicko-2), reglementair verlies en eerlijk spel"
 
 
 @pytest.fixture(autouse=True)
