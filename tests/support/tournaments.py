@@ -4,6 +4,8 @@ results made up in the database for the tables (`made_up_round_game`)."""
 
 from __future__ import annotations
 
+from functools import cache
+
 from django.utils import timezone
 
 from dicegame import play
@@ -80,7 +82,7 @@ def near_the_end(t: Tournament, user, strength: str = "medium") -> Game:
     confirm from the end."""
     game = services.round_play(tournament_id=t.pk, user=user)
     seat = Player.objects.get(game=game)
-    logs = bot_game([strength], game.seed, game.dice_namespace).logs[:12]
+    logs = _bot_logs(strength, game.seed, game.dice_namespace)
     sheet = Scoresheet()
     Turn.objects.filter(game=game).delete()
     now = timezone.now()
@@ -112,6 +114,12 @@ def near_the_end(t: Tournament, user, strength: str = "medium") -> Game:
     last = next(b for b in Box if b not in sheet.boxes)
     play.turn_choose_box(game_id=game.pk, actor=who, turn=13, roll=1, box=last.name)
     return Game.objects.get(pk=game.pk)
+
+
+@cache
+def _bot_logs(strength: str, seed: str, namespace: str) -> list:
+    """A bot's first 12 turns on a round's dice: the same for every entrant of that strength."""
+    return bot_game([strength], seed, namespace).logs[:12]
 
 
 def made_up_round_game(entry: Entry, rnd: Round, total: int | None, *, finished: bool = True) -> RoundGame:

@@ -267,8 +267,10 @@ async def test_a_tournament_by_invitation_keeps_its_socket_from_strangers():
     await communicator.connect(timeout=5)
     output = await communicator.receive_output(timeout=5)
     assert output["type"] == "websocket.close" and output["code"] == 4404
+    await communicator.disconnect()
     with_link = await _socket(t.pk, cas, query=f"?t={t.invite_token}")
     for _ in range(20):
         await with_link.send_to(text_data=json.dumps({"action": "anything"}))
     output = await with_link.receive_output(timeout=5)
     assert output["type"] == "websocket.close" and output["code"] == 4429
+    await with_link.disconnect()
