@@ -105,7 +105,15 @@ class Round(models.Model):
     class Meta:
         ordering = ["tournament", "number"]
         constraints = [models.UniqueConstraint(fields=["tournament", "number"], name="one_round_number")]
-        indexes = [models.Index(fields=["settled_at", "closes_at"], name="round_due")]
+        indexes = [
+            models.Index(fields=["settled_at", "closes_at"], name="round_due"),
+            # The settled rounds still without their par (the clock works it out), never the others.
+            models.Index(
+                fields=["settled_at"],
+                condition=Q(par__isnull=True, settled_at__isnull=False),
+                name="round_par_due",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"Round {self.number} of tournament {self.tournament_id}"

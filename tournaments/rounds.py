@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from dicegame import events, play
 from dicegame.models import Game
-from dicegame.rules import days
+from dicegame.rules import days, dice
 from dicegame.strategy import Strategy
 from dicegame.strategy.analysis import optimal_line
 from tournaments import selectors
@@ -30,7 +30,6 @@ from tournaments.models import (
     StandingsChange,
     Tournament,
 )
-from tournaments.services import make_rounds
 
 WEEKLY_ROUNDS = 3
 WEEKLY_WINDOW = 2 * 86400
@@ -45,24 +44,51 @@ def on_game_finished(event: events.GameFinished) -> None:
         return
     row = (
         RoundGame.objects.filter(game_id=game.pk)
-        .values_list("pk", "round_id", "round__tournament_id")
+        .values_list("pk", "round_id", "round__tournament_id", "round__closes_at")
         .first()
     )
     if row is None:
         return
-    pk, round_id, tournament_id = row
+    pk, round_id, tournament_id, closes_at = row
     seat = next((p for p in event.players if p.seat == 0), None)
     RoundGame.objects.filter(pk=pk).update(
         total=seat.total if seat is not None else 0, finished_at=game.finished_at or timezone.now()
     )
     StandingsChange.objects.create(tournament_id=tournament_id)
-    transaction.on_commit(lambda: round_settle(round_id=round_id))
+    if timezone.now() < closes_at:
+        # A player's own end: the round may have waited for this game alone. (A game ended by its
+        # window's close is part of closing the round, which checks the round itself.)
+        transaction.on_commit(lambda: round_settle(round_id=round_id))
 
 
 def on_account_marked(event: events.AccountMarked) -> None:
     """Staff marked an account: the final tables it was placed in are written again without it."""
     for t in Tournament.objects.filter(entries__user_id=event.user_id, finished_at__isnull=False):
         results_store(tournament=t)
+
+
+# -- the rounds' seeds and windows ------------------------------------------------------------------
+
+
+def make_rounds(t: Tournament) -> list[Round]:
+    """Draw each round's seed (with `secrets`) and commit to it now, before anyone has entered; the
+    rounds follow one another, each `window_seconds` long."""
+    window = dt.timedelta(seconds=t.window_seconds)
+    rounds = []
+    for number in range(1, t.rounds + 1):
+        seed = dice.new_seed()
+        opens = t.starts_at + (number - 1) * window
+        rounds.append(
+            Round(
+                tournament=t,
+                number=number,
+                seed=seed,
+                commitment=dice.commitment(seed),
+                opens_at=opens,
+                closes_at=opens + window,
+            )
+        )
+    return Round.objects.bulk_create(rounds)
 
 
 # -- closing rounds ---------------------------------------------------------------------------------------
@@ -74,9 +100,7 @@ def sweep(*, now: dt.datetime | None = None) -> int:
     now = now or timezone.now()
     due = Round.objects.filter(settled_at__isnull=True, closes_at__lte=now).values_list("pk", flat=True)
     changed = sum(round_settle(round_id=pk, now=now) for pk in list(due))
-    for rnd in Round.objects.filter(
-        settled_at__isnull=False, par__isnull=True, tournament__cancelled_at__isnull=True
-    )[:PARS_PER_SWEEP]:
+    for rnd in Round.objects.filter(settled_at__isnull=False, par__isnull=True)[:PARS_PER_SWEEP]:
         round_par(rnd)
     return changed
 
@@ -88,7 +112,7 @@ def catch_up(*, tournament: Tournament) -> None:
     for rnd in list(Round.objects.filter(tournament=tournament).order_by("number")):
         if rnd.settled_at is None and now >= rnd.closes_at:
             round_settle(round_id=rnd.pk, now=now)
-        elif rnd.settled_at is not None and rnd.par is None and tournament.cancelled_at is None:
+        elif rnd.settled_at is not None and rnd.par is None:
             round_par(rnd)
     tournament.refresh_from_db()
     if tournament.finished_at is not None:

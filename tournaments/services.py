@@ -20,17 +20,20 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import secrets
+from functools import partial
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from dicegame import play
+from accounts.selectors import friend_ids
+from dicegame import notices, play
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError
 from dicegame.models import Game
-from dicegame.rules import dice
+from tournaments import rounds as round_clock
 from tournaments import selectors
 from tournaments.models import (
     MAX_ENTRANTS,
@@ -92,27 +95,6 @@ def _check_settings(*, name: str, rounds: int, window_seconds: int, max_entrants
     return name
 
 
-def make_rounds(t: Tournament) -> list[Round]:
-    """Draw each round's seed (with `secrets`) and commit to it now, before anyone has entered; the
-    rounds follow one another, each `window_seconds` long."""
-    window = dt.timedelta(seconds=t.window_seconds)
-    rounds = []
-    for number in range(1, t.rounds + 1):
-        seed = dice.new_seed()
-        opens = t.starts_at + (number - 1) * window
-        rounds.append(
-            Round(
-                tournament=t,
-                number=number,
-                seed=seed,
-                commitment=dice.commitment(seed),
-                opens_at=opens,
-                closes_at=opens + window,
-            )
-        )
-    return Round.objects.bulk_create(rounds)
-
-
 @transaction.atomic
 def tournament_create(
     *,
@@ -146,11 +128,24 @@ def tournament_create(
         starts_at=now + dt.timedelta(seconds=starts_in),
         created_at=now,
     )
-    make_rounds(t)
+    round_clock.make_rounds(t)
     Entry.objects.create(tournament=t, user=user, joined_at=now)
     Tournament.objects.filter(pk=t.pk).update(entrant_count=1)
     t.entrant_count = 1
+    if access == Tournament.Access.INVITATION:
+        # The maker's friends are invited: a live notice on any page they have open (the tournament is
+        # listed for them anyway, under "Open for entry").
+        for friend_id in friend_ids(user_id=user.pk):
+            transaction.on_commit(partial(notices.notify_user, friend_id, partial(_invitation, t, user)))
     return t
+
+
+def _invitation(t: Tournament, user) -> str:
+    text = _("%(name)s invites you to the tournament “%(title)s”.") % {
+        "name": user.get_username(),
+        "title": t.title,
+    }
+    return notices.notice_html(text, reverse("tournaments:detail", args=[t.pk]), _("Open"))
 
 
 # -- entering, leaving, withdrawing ------------------------------------------------------------------------
@@ -229,6 +224,11 @@ def entry_withdraw(*, tournament_id: int, user) -> str:
         # (It may have ended meanwhile: finished, or its round closed.)
         with contextlib.suppress(GameActionError):
             play.game_resign(game_id=game_id, actor=Actor(user_id=user.pk, name=user.get_username()))
+    # The round in play may have been waiting for this entrant alone.
+    for round_id in Round.objects.filter(tournament_id=tournament_id, settled_at__isnull=True).values_list(
+        "pk", flat=True
+    ):
+        round_clock.round_settle(round_id=round_id)
     return outcome
 
 

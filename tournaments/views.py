@@ -20,7 +20,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from dicegame.errors import GameActionError
 from dicegame.http import int_field, message_response
-from tournaments import rounds, selectors, services
+from tournaments import lists, rounds, selectors, services
 from tournaments.models import MAX_ENTRANTS, MAX_ROUNDS, MIN_ENTRANTS, MIN_ROUNDS, Tournament
 
 WINDOW_CHOICES = [
@@ -61,10 +61,10 @@ def _user_id(request: HttpRequest) -> int | None:
 def _index_context(request: HttpRequest, form: dict | None = None, error: str = "") -> dict:
     user_id = _user_id(request)
     return {
-        "weekly": selectors.weekly(),
-        "mine": selectors.mine(user_id) if user_id else [],
-        "open_to_me": selectors.open_to(user_id),
-        "past": selectors.past(user_id),
+        "weekly": lists.weekly(),
+        "mine": lists.mine(user_id) if user_id else [],
+        "open_to_me": lists.open_to(user_id),
+        "past": lists.past(user_id),
         "form": form or DEFAULTS,
         "form_error": error,
         "window_choices": WINDOW_CHOICES,

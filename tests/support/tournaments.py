@@ -15,7 +15,7 @@ from dicegame.strategy import computer
 from dicegame.strategy.bot_games import bot_game
 from tests.support.factories import GameFactory, PlayerFactory, actor
 from tests.support.games import current
-from tournaments import services
+from tournaments import rounds, services
 from tournaments.models import Entry, Round, RoundGame, Tournament
 
 HOUR = 3600
@@ -140,3 +140,14 @@ def made_up_round_game(entry: Entry, rnd: Round, total: int | None, *, finished:
         total=total if finished else None,
         finished_at=timezone.now() if finished else None,
     )
+
+
+def tournament_with_a_round_played(creator, other) -> Tournament:
+    """A public tournament of two whose first round both have played (made-up totals): it has closed,
+    with its results, and the second is open."""
+    t = tournament_of(creator, other, rounds=2, max_entrants=2, access=Tournament.Access.PUBLIC)
+    r1 = round_of(t, 1)
+    for user, total in ((creator, 231), (other, 198)):
+        made_up_round_game(Entry.objects.get(tournament=t, user=user), r1, total)
+    rounds.round_settle(round_id=r1.pk)
+    return t

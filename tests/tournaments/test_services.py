@@ -30,7 +30,7 @@ from tests.support.tournaments import (
     round_of,
     tournament_of,
 )
-from tournaments import rounds, selectors, services
+from tournaments import lists, rounds, selectors, services
 from tournaments.models import Entry, Round, RoundGame, Tournament
 
 pytestmark = pytest.mark.django_db
@@ -305,6 +305,28 @@ def test_a_round_closes_as_soon_as_every_entrant_has_played_it_and_the_next_open
     assert b.shared_until == now and b.seed_secret_until is None  # the seed may be shown now
 
 
+def test_a_round_waiting_only_for_an_entrant_who_withdraws_closes_then(
+    clock, people, django_capture_on_commit_callbacks
+):
+    ann, ben, cas = people
+    t = tournament_of(ann, ben, cas, rounds=2, max_entrants=3)
+    for user in people:
+        with django_capture_on_commit_callbacks(execute=True):
+            play_round(t, user)
+    assert round_of(t, 1).settled_at is not None  # full, and everyone played it
+    for user in (ann, ben):
+        with django_capture_on_commit_callbacks(execute=True):
+            play_round(t, user)
+    assert round_of(t, 2).settled_at is None
+    clock.advance(minutes=5)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.entry_withdraw(tournament_id=t.pk, user=cas) == "withdrew"
+    t.refresh_from_db()
+    assert round_of(t, 2).settled_at == START + dt.timedelta(minutes=5) == t.finished_at
+    assert Entry.objects.get(user=cas).place is None
+    assert {Entry.objects.get(user=u).place for u in (ann, ben)} <= {1, 2}
+
+
 def test_the_first_round_closes_early_only_when_the_tournament_is_full(
     clock, people, django_capture_on_commit_callbacks
 ):
@@ -402,13 +424,13 @@ def test_the_final_table_is_written_and_rated_tournaments_reach_the_player_page(
     # Round 1: ann 75, ben 75, cas 0. Round 2: ben 100, cas 50, ann 0. Ben 175, Ann 75, Cas 50.
     places = {e.user.username: (e.place, e.score) for e in Entry.objects.filter(tournament=t)}
     assert places == {"ben": (1, 175.0), "ann": (2, 75.0), "cas": (3, 50.0)}
-    results = selectors.player_results(ben.pk)
+    results = lists.player_results(ben.pk)
     assert (results.played, results.best.place, results.best.of, results.average) == (1, 1, 3, 87.5)
     page = client_for(ben).get("/players/ben/").content.decode()
     assert 'data-best-place="1"' in page and 'data-matchpoint-average="87.5"' in page
     # Not rated: it stays on its page.
     Tournament.objects.filter(pk=t.pk).update(rated=False)
-    assert selectors.player_results(ben.pk).played == 0
+    assert lists.player_results(ben.pk).played == 0
 
 
 # -- the weekly tournament --------------------------------------------------------------------------------
@@ -430,4 +452,4 @@ def test_the_weekly_tournament_is_made_ahead_once(clock):
     assert Tournament.objects.count() == 1
     clock.set(dt.datetime(2026, 6, 15, 8, 0, tzinfo=dt.UTC))  # Monday morning: the next one ahead
     assert rounds.weekly_ensure() == 1 and Tournament.objects.count() == 2
-    assert selectors.weekly().weekly_of == dt.date(2026, 6, 15)
+    assert lists.weekly().weekly_of == dt.date(2026, 6, 15)

@@ -5,14 +5,17 @@ and the link from a round's game back to its tournament."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import json
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
+from dicegame.notices import event_html, user_group
 from dicegame.play import sweeper as game_clock
 from penta.asgi import application
 from tests.support import ORIGIN
@@ -274,3 +277,34 @@ async def test_a_tournament_by_invitation_keeps_its_socket_from_strangers():
     output = await with_link.receive_output(timeout=5)
     assert output["type"] == "websocket.close" and output["code"] == 4429
     await with_link.disconnect()
+
+
+def test_the_home_page_lists_the_rounds_waiting_for_the_viewer(clock):
+    ann, ben = UserFactory(username="ann"), UserFactory(username="ben")
+    t = tournament_of(ann, ben)
+    page = client_for(ben).get("/").content.decode()
+    assert "data-rounds-to-play" in page and f'href="/tournaments/{t.pk}/">play<' in page
+    game = play_round(t, ben, turns=2)
+    assert f'href="/games/{game.pk}/">resume<' in client_for(ben).get("/").content.decode()
+    play_round(t, ben, turns=11)
+    assert "data-rounds-to-play" not in client_for(ben).get("/").content.decode()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_tournament_by_invitation_tells_the_makers_friends():
+    @database_sync_to_async
+    def people():
+        ann, ben = UserFactory(username="ann"), UserFactory(username="ben")
+        befriend(ann, ben)
+        return ann, ben
+
+    ann, ben = await people()
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    await layer.group_add(user_group(ben.pk), channel)
+    t = await database_sync_to_async(tournament_of)(ann)
+    event = await asyncio.wait_for(layer.receive(channel), 5)
+    assert "ann invites you to the tournament “Friday dice”." in event_html(event, "en")
+    assert f'href="/tournaments/{t.pk}/"' in event_html(event, "en")
+    assert "nodigt je uit" in event_html(event, "nl")

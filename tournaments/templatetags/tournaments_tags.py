@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django import template
 
-from tournaments import selectors
+from tournaments import lists
 from tournaments.models import RoundGame
 
 register = template.Library()
@@ -24,9 +24,14 @@ def tournament_game_link(game):
 def tournament_home_card(context):
     request = context["request"]
     user_id = request.user.pk if request.user.is_authenticated else None
-    return {"card": selectors.weekly_card(user_id=user_id), "request": request}
+    return {
+        "card": lists.weekly_card(user_id=user_id),
+        "to_play": lists.rounds_to_play(user_id=user_id) if user_id else [],
+        "request": request,
+        "csrf_token": context.get("csrf_token"),
+    }
 
 
 @register.inclusion_tag("tournaments/cards.html#tournament-player-section")
 def tournament_player_section(target, is_me=False):
-    return {"results": selectors.player_results(target.pk), "is_me": is_me}
+    return {"results": lists.player_results(target.pk), "is_me": is_me}
