@@ -2,42 +2,49 @@
 committed and sent to the tournament's group (the round in play's results so far to the group of the
 entrants who have finished it). The clock sends them, at most once a sweep per tournament, from the
 changes the games and the entrants left (`StandingsChange`): 200 games ending in the same second make
-one table and one render per language, not 200."""
+one table and one render per language, not 200. It also closes a round as soon as every entrant has
+played it, here rather than on the last player's request (which only notes its game's end)."""
 
 from __future__ import annotations
-
-from collections import defaultdict
 
 from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
 
 from dicegame import courier
-from tournaments import selectors
+from tournaments import markup, rounds, selectors
 from tournaments.models import StandingsChange, Tournament
 
 DETAIL_TEMPLATE = "tournaments/detail.html"
-BATCH = 1000
+BATCH = 500  # tournaments pushed in one sweep
 
 
 def push_due() -> None:
-    """The clock's work: push each tournament whose standings changed since the last push. Two clocks may
-    run it: the one whose delete takes the rows pushes (a push twice would be harmless anyway)."""
-    rows = list(StandingsChange.objects.order_by("pk").values_list("pk", "tournament_id")[:BATCH])
-    by_tournament: dict[int, list[int]] = defaultdict(list)
-    for pk, tournament_id in rows:
-        by_tournament[tournament_id].append(pk)
-    for tournament_id, pks in by_tournament.items():
-        taken, _kinds = StandingsChange.objects.filter(pk__in=pks).delete()
-        if taken:
-            push_standings(tournament_id=tournament_id)
+    """The clock's work: for each tournament whose standings changed since the last push, close the
+    round in play if everyone has played it, then push the standings. Two clocks may run it: the one
+    whose delete takes a tournament's changes pushes (a push twice would be harmless anyway). The
+    changes are taken before the standings are read, so none committed meanwhile is lost."""
+    tournament_ids = list(
+        StandingsChange.objects.order_by("tournament_id")
+        .values_list("tournament_id", flat=True)
+        .distinct()[:BATCH]
+    )
+    for tournament_id in tournament_ids:
+        taken, _kinds = StandingsChange.objects.filter(tournament_id=tournament_id).delete()
+        if not taken:
+            continue
+        if rounds.close_if_complete(tournament_id=tournament_id):
+            # The close noted a change of its own: this push shows it.
+            StandingsChange.objects.filter(tournament_id=tournament_id).delete()
+        push_standings(tournament_id=tournament_id)
 
 
-def _by_language(template: str, context: dict) -> dict[str, str]:
+def _by_language(template: str, context: dict, rows=None) -> dict[str, str]:
     out = {}
     for code, _name in settings.LANGUAGES:
         with translation.override(code):
-            out[code] = render_to_string(template, context)
+            extra = {"rows_html": markup.standings_rows(rows)} if rows is not None else {}
+            out[code] = render_to_string(template, {**context, **extra})
     return out
 
 
@@ -47,9 +54,10 @@ def push_standings(*, tournament_id: int) -> None:
     if t is None:
         return
     data = selectors.load(t)
+    rows = selectors.table(data)
     context = {
         "tournament": t,
-        "rows": selectors.table(data),
+        "rows": rows,
         "views": data.views,
         "phase": selectors.phase(data),
         "oob": True,
@@ -58,7 +66,7 @@ def push_standings(*, tournament_id: int) -> None:
         (
             "group",
             selectors.standings_group(t.pk),
-            {"type": "standings", "by_language": _by_language(f"{DETAIL_TEMPLATE}#standings", context)},
+            {"type": "standings", "by_language": _by_language(f"{DETAIL_TEMPLATE}#standings", context, rows)},
         )
     ]
     open_round = next(

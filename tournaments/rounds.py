@@ -10,6 +10,7 @@ each in its own transaction), so a player's last move and the round's close cann
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef
@@ -31,34 +32,28 @@ from tournaments.models import (
     Tournament,
 )
 
+KEY = re.compile(r"t(?P<tournament>[0-9]+)-r(?P<round>[0-9]+)")  # a round's dice key (Round.dice_key)
 WEEKLY_ROUNDS = 3
 WEEKLY_WINDOW = 2 * 86400
 PARS_PER_SWEEP = 2  # optimal play's line on a round's dice: a few milliseconds each, off the request path
 
 
 def on_game_finished(event: events.GameFinished) -> None:
-    """A round's game ended (inside its transaction): its total joins the standings (pushed by the
-    clock), and after the commit the round closes at once if that was the last game it waited for."""
+    """A round's game ended (inside its transaction): its total joins the standings. Two statements on
+    the player's request, no more: the clock pushes the standings, and closes the round if this was the
+    last game it waited for (`close_if_complete`), within a second."""
     game = event.game
     if not game.dice_key:  # not a tournament's game: no query
         return
-    row = (
-        RoundGame.objects.filter(game_id=game.pk)
-        .values_list("pk", "round_id", "round__tournament_id", "round__closes_at")
-        .first()
-    )
-    if row is None:
+    key = KEY.fullmatch(game.dice_key)
+    if key is None:
         return
-    pk, round_id, tournament_id, closes_at = row
     seat = next((p for p in event.players if p.seat == 0), None)
-    RoundGame.objects.filter(pk=pk).update(
+    updated = RoundGame.objects.filter(game_id=game.pk).update(
         total=seat.total if seat is not None else 0, finished_at=game.finished_at or timezone.now()
     )
-    StandingsChange.objects.create(tournament_id=tournament_id)
-    if timezone.now() < closes_at:
-        # A player's own end: the round may have waited for this game alone. (A game ended by its
-        # window's close is part of closing the round, which checks the round itself.)
-        transaction.on_commit(lambda: round_settle(round_id=round_id))
+    if updated:
+        StandingsChange.objects.create(tournament_id=int(key["tournament"]))
 
 
 def on_account_marked(event: events.AccountMarked) -> None:
@@ -117,6 +112,20 @@ def catch_up(*, tournament: Tournament) -> None:
     tournament.refresh_from_db()
     if tournament.finished_at is not None:
         results_store(tournament=tournament)
+
+
+def close_if_complete(*, tournament_id: int, now: dt.datetime | None = None) -> bool:
+    """Close the round in play if every entrant still in has finished its game (the clock asks, after
+    a change to the standings). Returns whether it closed one."""
+    now = now or timezone.now()
+    rnd = (
+        Round.objects.select_related("tournament")
+        .filter(tournament_id=tournament_id, settled_at__isnull=True, opens_at__lte=now, closes_at__gt=now)
+        .first()
+    )
+    if rnd is None or rnd.tournament.cancelled_at is not None or not _all_finished(rnd, rnd.tournament, now):
+        return False
+    return round_settle(round_id=rnd.pk, now=now)
 
 
 def _all_finished(rnd: Round, t: Tournament, now: dt.datetime) -> bool:

@@ -199,7 +199,12 @@ class Loaded:
 def load(t: Tournament, *, viewer_id: int | None = None, now: dt.datetime | None = None) -> Loaded:
     now = now or timezone.now()
     rounds = list(Round.objects.filter(tournament=t).order_by("number"))
-    entries = list(Entry.objects.filter(tournament=t).select_related("user").order_by("user__username"))
+    entries = list(
+        Entry.objects.filter(tournament=t)
+        .select_related("user")
+        .only("tournament_id", "user_id", "joined_at", "withdrawn_at", "place", "score", "user__username")
+        .order_by("user__username")
+    )
     games = {
         (g["entry_id"], g["round_id"]): g
         for g in RoundGame.objects.filter(round__tournament=t).values(

@@ -20,7 +20,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from dicegame.errors import GameActionError
 from dicegame.http import int_field, message_response
-from tournaments import lists, rounds, selectors, services
+from tournaments import lists, markup, rounds, selectors, services
 from tournaments.models import MAX_ENTRANTS, MAX_ROUNDS, MIN_ENTRANTS, MIN_ROUNDS, Tournament
 
 WINDOW_CHOICES = [
@@ -139,6 +139,7 @@ def detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
         "tournament": t,
         "page": page,
         "rows": page.rows,
+        "rows_html": markup.standings_rows(page.rows),
         "views": page.data.views,
         "phase": page.phase,
         "token": token,

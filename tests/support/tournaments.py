@@ -77,10 +77,14 @@ def play_round(t: Tournament, user, *, holds=((), ()), turns: int = 13) -> Game:
 
 
 def near_the_end(t: Tournament, user, strength: str = "medium") -> Game:
-    """The user's game of the round open now, its first 12 turns written as a bot of `strength` plays
-    them on the round's own dice (rows made at once), the 13th rolled and its last box chosen: one
-    confirm from the end."""
-    game = services.round_play(tournament_id=t.pk, user=user)
+    """The user's game of the round open now, one confirm from its end (`to_the_last_turn`)."""
+    return to_the_last_turn(services.round_play(tournament_id=t.pk, user=user), user, strength)
+
+
+def to_the_last_turn(game: Game, user, strength: str = "medium") -> Game:
+    """A solo game (a round's, or any) with its first 12 turns written as a bot of `strength` plays them
+    on the game's own dice (rows made at once), the 13th rolled and its last box chosen: one confirm
+    from the end."""
     seat = Player.objects.get(game=game)
     logs = _bot_logs(strength, game.seed, game.dice_namespace)
     sheet = Scoresheet()
@@ -117,7 +121,7 @@ def near_the_end(t: Tournament, user, strength: str = "medium") -> Game:
 
 
 @cache
-def _bot_logs(strength: str, seed: str, namespace: str) -> list:
+def _bot_logs(strength: str, seed: str, namespace: str | int) -> list:
     """A bot's first 12 turns on a round's dice: the same for every entrant of that strength."""
     return bot_game([strength], seed, namespace).logs[:12]
 

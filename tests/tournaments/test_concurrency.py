@@ -108,16 +108,24 @@ def test_200_entrants_finishing_a_round_in_the_same_second_make_one_correct_tabl
         r for r in results if isinstance(r, Exception)
     ][:3]
 
-    # Every game over, its total in the standings; the round closed once, when the last one ended.
+    # Every game over, its total in the standings, a change noted for each.
     totals = dict(Player.objects.filter(game__in=games.values()).values_list("user_id", "total"))
     assert Game.objects.filter(pk__in=[g.pk for g in games.values()], status="finished").count() == 200
     rows = RoundGame.objects.filter(round__tournament=t)
     assert {rg.entry.user_id: rg.total for rg in rows.select_related("entry")} == totals
+    assert StandingsChange.objects.filter(tournament=t).count() == 200
+
+    # The clock's next sweep closes the round (everyone has played it) and pushes one table to the open
+    # pages, however many games ended; the sweep after it has nothing to send.
+    message = async_to_sync(_pushed_once)(selectors.standings_group(t.pk))
+    assert message["type"] == "standings"
+    html = message["by_language"]["en"]
+    assert html.count('data-user-id="') == 200 and 'data-phase="s1-o2-p"' in html
+    assert not StandingsChange.objects.exists()
     r1, r2 = round_of(t, 1), round_of(t, 2)
     last = rows.order_by("-finished_at").first().finished_at
     assert r1.settled_at is not None and r1.closes_at == r1.settled_at >= last
     assert r2.opens_at == r1.closes_at
-    assert StandingsChange.objects.filter(tournament=t).count() == 201  # 200 games, 1 close
 
     # The table: every entrant's matchpoints worked out here pair by pair, against the selector's.
     table = {row.user_id: row for row in selectors.table(selectors.load(t))}
@@ -130,13 +138,8 @@ def test_200_entrants_finishing_a_round_in_the_same_second_make_one_correct_tabl
         )
         assert table[uid].percent == pytest.approx(float(points / 199 * 100))
         assert table[uid].place == 1 + sum(1 for o in totals.values() if o > total)
+        assert f'data-user-id="{uid}" data-place="{table[uid].place}"' in html
     assert len(Counter(totals.values())) > 1  # several totals, with ties among them
-
-    # One push of that table to the open pages, however many games ended.
-    message = async_to_sync(_pushed_once)(selectors.standings_group(t.pk))
-    assert message["type"] == "standings"
-    assert message["by_language"]["en"].count('data-user-id="') == 200
-    assert not StandingsChange.objects.exists()
 
 
 async def _pushed_once(group: str) -> dict:

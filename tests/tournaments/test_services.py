@@ -30,7 +30,7 @@ from tests.support.tournaments import (
     round_of,
     tournament_of,
 )
-from tournaments import lists, rounds, selectors, services
+from tournaments import lists, pushes, rounds, selectors, services
 from tournaments.models import Entry, Round, RoundGame, Tournament
 
 pytestmark = pytest.mark.django_db
@@ -285,17 +285,15 @@ def test_the_par_is_optimal_play_on_the_rounds_dice(clock, people):
     assert round_of(t, 1).par == line["total"]
 
 
-def test_a_round_closes_as_soon_as_every_entrant_has_played_it_and_the_next_opens(
-    clock, people, django_capture_on_commit_callbacks
-):
+def test_a_round_closes_as_soon_as_every_entrant_has_played_it_and_the_next_opens(clock, people):
     ann, ben, _ = people
     t = tournament_of(ann, ben, rounds=3, max_entrants=2)
-    with django_capture_on_commit_callbacks(execute=True):
-        play_round(t, ann)
+    play_round(t, ann)
+    pushes.push_due()  # the clock's push after each change
     assert round_of(t, 1).settled_at is None  # Ben has not played yet
     clock.advance(minutes=10)
-    with django_capture_on_commit_callbacks(execute=True):  # the last game's commit closes the round
-        b = play_round(t, ben)
+    b = play_round(t, ben)
+    pushes.push_due()  # the last game's change: the round closes
     r1, r2, r3 = (round_of(t, n) for n in (1, 2, 3))
     now = START + dt.timedelta(minutes=10)
     assert r1.settled_at == now and r1.closes_at == now
@@ -305,36 +303,31 @@ def test_a_round_closes_as_soon_as_every_entrant_has_played_it_and_the_next_open
     assert b.shared_until == now and b.seed_secret_until is None  # the seed may be shown now
 
 
-def test_a_round_waiting_only_for_an_entrant_who_withdraws_closes_then(
-    clock, people, django_capture_on_commit_callbacks
-):
+def test_a_round_waiting_only_for_an_entrant_who_withdraws_closes_then(clock, people):
     ann, ben, cas = people
     t = tournament_of(ann, ben, cas, rounds=2, max_entrants=3)
     for user in people:
-        with django_capture_on_commit_callbacks(execute=True):
-            play_round(t, user)
+        play_round(t, user)
+    pushes.push_due()
     assert round_of(t, 1).settled_at is not None  # full, and everyone played it
     for user in (ann, ben):
-        with django_capture_on_commit_callbacks(execute=True):
-            play_round(t, user)
+        play_round(t, user)
+    pushes.push_due()
     assert round_of(t, 2).settled_at is None
     clock.advance(minutes=5)
-    with django_capture_on_commit_callbacks(execute=True):
-        assert services.entry_withdraw(tournament_id=t.pk, user=cas) == "withdrew"
+    assert services.entry_withdraw(tournament_id=t.pk, user=cas) == "withdrew"
     t.refresh_from_db()
     assert round_of(t, 2).settled_at == START + dt.timedelta(minutes=5) == t.finished_at
     assert Entry.objects.get(user=cas).place is None
     assert {Entry.objects.get(user=u).place for u in (ann, ben)} <= {1, 2}
 
 
-def test_the_first_round_closes_early_only_when_the_tournament_is_full(
-    clock, people, django_capture_on_commit_callbacks
-):
+def test_the_first_round_closes_early_only_when_the_tournament_is_full(clock, people):
     ann, ben, _ = people
     t = tournament_of(ann, ben, rounds=2, max_entrants=3)
-    with django_capture_on_commit_callbacks(execute=True):
-        play_round(t, ann)
-        play_round(t, ben)
+    play_round(t, ann)
+    play_round(t, ben)
+    pushes.push_due()
     assert round_of(t, 1).settled_at is None  # a third may still enter and play it
 
 
