@@ -11,7 +11,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
-from tournaments.selectors import Row
+from tournaments.selectors import Row, SoFarRow
 
 
 def _number(value: float, separator: str) -> str:
@@ -64,3 +64,16 @@ def standings_rows(rows: list[Row]) -> SafeString:
             f'<td data-points="{row.points}">{row.points}</td><td>{vs_par}</td></tr>'
         )
     return mark_safe("".join(parts))
+
+
+def so_far_rows(rows: list[SoFarRow]) -> SafeString:
+    """The round in play's rows among those who have finished it: place, name, total, matchpoints."""
+    separator = get_format("DECIMAL_SEPARATOR")
+    return mark_safe(
+        "".join(
+            f'<tr class="{"me" if row.is_me else ""}" data-user="{escape(row.name)}"><td>{row.place}</td>'
+            f'<td>{escape(row.name)}</td><td data-total="{row.total}">{row.total}</td>'
+            f"<td>{_number(row.percent, separator)}%</td></tr>"
+            for row in rows
+        )
+    )

@@ -39,11 +39,16 @@ def push_due() -> None:
         push_standings(tournament_id=tournament_id)
 
 
-def _by_language(template: str, context: dict, rows=None) -> dict[str, str]:
+def _by_language(template: str, context: dict, rows=None, *, so_far=None) -> dict[str, str]:
+    """The partial in every language (its rows' markup made in each, for the numbers' decimal mark)."""
     out = {}
     for code, _name in settings.LANGUAGES:
         with translation.override(code):
-            extra = {"rows_html": markup.standings_rows(rows)} if rows is not None else {}
+            extra = {}
+            if rows is not None:
+                extra["rows_html"] = markup.standings_rows(rows)
+            if so_far is not None:
+                extra["so_far_html"] = markup.so_far_rows(so_far)
             out[code] = render_to_string(template, {**context, **extra})
     return out
 
@@ -73,12 +78,11 @@ def push_standings(*, tournament_id: int) -> None:
         (r for r, v in zip(data.rounds, data.views, strict=True) if v.state == selectors.OPEN), None
     )
     if open_round is not None:
-        so_far = {
-            "tournament": t,
-            "open_round": open_round,
-            "so_far": selectors.round_so_far(data, open_round),
-        }
-        html = _by_language(f"{DETAIL_TEMPLATE}#round-so-far", {**so_far, "oob": True})
+        html = _by_language(
+            f"{DETAIL_TEMPLATE}#round-so-far",
+            {"tournament": t, "open_round": open_round, "oob": True},
+            so_far=selectors.round_so_far(data, open_round),
+        )
         messages.append(
             (
                 "group",

@@ -140,6 +140,7 @@ def detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
         "page": page,
         "rows": page.rows,
         "rows_html": markup.standings_rows(page.rows),
+        "so_far_html": markup.so_far_rows(page.so_far) if page.so_far is not None else "",
         "views": page.data.views,
         "phase": page.phase,
         "token": token,
