@@ -16,7 +16,7 @@ from daily.services import DAYS_AHEAD, day_end, day_par, today
 from dicegame.analysis_store import ReviewError, analysis_for
 from dicegame.charts import bar_chart
 from dicegame.models import Game, Player
-from dicegame.rules.scoring import UPPER_BOXES, Box
+from dicegame.rules import share
 
 REVEALED_SHOWN = 7  # past days listed with their seeds
 
@@ -57,27 +57,9 @@ def commitments(now: dt.datetime | None = None) -> tuple[list[Commitment], list[
 
 HISTOGRAM_BIN = 25  # points per bar of the day's histogram
 ALL_TIME_MIN_DAYS = 3  # days played before a player enters the all-time table
-# The share line: one symbol per box, in the sheet's order, saying how well it was scored without
-# the dice or the points (no spoilers): well, scored, zero (or never written: an abandoned game).
-SHARE_WELL, SHARE_SCORED, SHARE_ZERO = "\U0001f7e9", "\U0001f7e8", "\u2b1b"
-WELL_AT = 24  # Three/Four of a kind and Chance: 24 of their 30 at most
-
-
-def share_symbols(boxes: dict) -> str:
-    """One symbol a box in sheet order: an upper box is well scored at three of its face (the bonus's
-    pace), a sum box (of a kind, Chance) at WELL_AT, a fixed-score box whenever it scores."""
-    out = []
-    for box in Box:
-        points = boxes.get(box.name) or 0
-        if not points:
-            out.append(SHARE_ZERO)
-        elif box in UPPER_BOXES:
-            out.append(SHARE_WELL if points >= 3 * box.face else SHARE_SCORED)
-        elif box in (Box.THREE_OF_A_KIND, Box.FOUR_OF_A_KIND, Box.CHANCE):
-            out.append(SHARE_WELL if points >= WELL_AT else SHARE_SCORED)
-        else:
-            out.append(SHARE_WELL)
-    return "".join(out)
+# The share line (one symbol per box, no dice, no points) is the tournaments' too: dicegame.rules.share.
+SHARE_WELL, SHARE_SCORED, SHARE_ZERO = share.SHARE_WELL, share.SHARE_SCORED, share.SHARE_ZERO
+share_symbols = share.share_symbols
 
 
 def _finished_ranked(date: dt.date, viewer_id: int | None = None):

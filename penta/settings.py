@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "puzzles",
     "notifications",
     "fairplay",
+    "tournaments",
 ]
 
 MIDDLEWARE = [

@@ -36,8 +36,9 @@ def settle_locked(game: Game, *, hurry: bool = False) -> int:
     if not (game.is_active and closes_at is not None and now >= closes_at):
         return _apply_due(game, now, hurry=hurry)
     # What fell due before the closing time comes first, as the clock would have applied it then (a
-    # clock that was down catches up in order); then the game ends as it stands. (A daily game: its day
-    # is over and its seed is public now. A correspondence game: nobody has moved in it for too long.)
+    # clock that was down catches up in order); then the game ends as it stands. (A game on shared dice:
+    # its day or its round is over and its seed is public now. A correspondence game: nobody has moved in
+    # it for too long.)
     changes = _apply_due(game, closes_at, hurry=False, in_order=True)
     if game.is_active:
         # Every person still at the table is marked as left at the closing time, as a resignation would.
@@ -149,14 +150,21 @@ def games_settle_overdue(*, game_ids=None) -> int:
         pace=Game.Pace.CORRESPONDENCE,
         moved_at__lte=now - timedelta(seconds=IDLE_END_SECONDS),
     )
+    # Games on shared dice (a tournament round) whose window has ended close as they stand.
+    windowed = Game.objects.filter(status=Game.Status.ACTIVE, shared_until__lte=now)
     if game_ids is not None:
         due, idle = due.filter(game_id__in=game_ids), idle.filter(pk__in=game_ids)
+        windowed = windowed.filter(pk__in=game_ids)
     rows = list(due.values_list("game_id", "auto_commit_at", "next_step_at", "deadline_at"))
     if game_ids is None:
         # How late the oldest due work is, in the same query (for the operators' metrics).
         overdue = [t for row in rows for t in row[1:] if t is not None and t <= now]
         metrics.CLOCK_LAG.set((now - min(overdue)).total_seconds() if overdue else 0.0)
-    game_ids = {row[0] for row in rows} | set(idle.values_list("pk", flat=True))
+    game_ids = (
+        {row[0] for row in rows}
+        | set(idle.values_list("pk", flat=True))
+        | set(windowed.values_list("pk", flat=True))
+    )
     return sum(game_settle(game_id=game_id) for game_id in game_ids)
 
 

@@ -7,6 +7,7 @@ the end are `dicegame.play.lobby`."""
 from __future__ import annotations
 
 import hmac
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -35,12 +36,29 @@ def _seat_filter(actor: Actor, prefix: str = "") -> Q:
     return q
 
 
+# Who else may see a game on shared dice, as the apps that deal them say (a tournament: whoever may see
+# it, once the round is over). Registered from their AppConfig.ready, as the events bus is; play imports
+# none of them.
+ViewerRule = Callable[[Game, Actor], bool]
+_viewer_rules: list[ViewerRule] = []
+
+
+def register_viewer_rule(rule: ViewerRule) -> None:
+    """Let `rule(game, actor)` open a game on shared dice (`Game.on_shared_dice`) to more viewers; it is
+    asked about no other game."""
+    if rule not in _viewer_rules:
+        _viewer_rules.append(rule)
+
+
 def game_visible(*, game: Game, actor: Actor, token: str = "") -> bool:
     """Who may see a game (the one rule for the page, its tick, its socket and its review): its
     players; and for games against friends also whoever holds its invitation link, logged in or not,
-    and the people invited to it and the friends of its players (as spectators)."""
+    and the people invited to it and the friends of its players (as spectators); for a game on shared
+    dice, whoever the app that dealt them lets in (`register_viewer_rule`)."""
     players = list(game.players.all())
     if any(actor.owns(p) for p in players):
+        return True
+    if game.on_shared_dice and any(rule(game, actor) for rule in _viewer_rules):
         return True
     if game.kind != Game.Kind.FRIENDS:
         return False

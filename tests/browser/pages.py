@@ -806,3 +806,40 @@ def history_row(page: Page, game_id: int) -> Locator:
 def shown_time(page: Page, game_id: int) -> Locator:
     """When a game of My games started, as the page shows it."""
     return history_row(page, game_id).locator("time")
+
+
+# -- tournaments ---------------------------------------------------------------------------------------
+
+TOURNAMENT_URL = re.compile(r"/tournaments/(\d+)/(\?.*)?$")
+
+
+def make_tournament(
+    page: Page, base: str, *, name: str, rounds: int, window: str, max_entrants: int, public: bool = False
+) -> int:
+    """A tournament from the list page's form (`window` as the form words it: "an hour"); returns its
+    id once its page shows."""
+    page.goto(base + "/tournaments/")
+    form = page.locator("form[data-create]")
+    form.get_by_label("Name", exact=True).fill(name)
+    form.get_by_label(re.compile(r"^Rounds")).select_option(str(rounds))
+    form.get_by_label(re.compile(r"^Each round lasts")).select_option(label=window)
+    form.get_by_label(re.compile(r"^Entrants at most")).fill(str(max_entrants))
+    form.get_by_role("radio", name=re.compile(r"Public" if public else r"By invitation")).check()
+    form.get_by_role("button", name="Make the tournament").click()
+    expect(page).to_have_url(TOURNAMENT_URL)
+    expect(page.get_by_role("heading", level=1)).to_contain_text(name)
+    return int(TOURNAMENT_URL.search(page.url).group(1))
+
+
+def play_tournament_round(page: Page, number: int) -> int:
+    """From the tournament's page: Play round `number`, its 13 turns through the game page's buttons,
+    then back to the tournament by the end card's link; returns the game's id."""
+    page.get_by_role("button", name=f"Play round {number}").click()
+    expect(page).to_have_url(GAME_URL)
+    game_id = game_id_of(page)
+    expect(page.locator('[data-action="hints"]')).to_have_count(0)  # no hints in a tournament
+    for turn in range(1, 14):
+        play_my_turn(page, turn)
+    page.locator("[data-tournament-link] a").click()
+    expect(page).to_have_url(TOURNAMENT_URL)
+    return game_id
