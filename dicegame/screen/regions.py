@@ -118,7 +118,9 @@ def turn_status(board, *, oob: bool, csrf: str = "", token: str = "") -> SafeStr
     url = board.game_url
     out = [f'<section id="turn-status" class="turn-status"{_oob(oob)} aria-live="polite">']
     hidden = ""
-    if board.my_turn and (game.rated or game.daily_date):
+    # On one's own turn of a rated game or one on shared dice (daily, tournament), penta.js tells fair play
+    # when the page is hidden (a weak signal; the server checks the turn is theirs, once a turn).
+    if board.my_turn and (game.rated or game.on_shared_dice):
         hidden = f' data-hidden-report="{reverse("fairplay:hidden", args=[game.pk])}"'
     out.append(
         f'<form id="game-form" method="post" action="{url}"{hidden}>{_csrf_input(csrf)}'
@@ -255,7 +257,7 @@ def game_controls(board, *, oob: bool, csrf: str = "") -> SafeString:
 def hints(board, *, oob: bool, csrf: str = "") -> SafeString:
     """The hints: kept (hidden) where they are not offered, e.g. live games, so pushes find their target."""
     game = board.game
-    shown = board.can_hint and not game.daily_date
+    shown = board.can_hint and not game.on_shared_dice
     head = (
         f'<section id="hints" class="hints"{_oob(oob)}{"" if shown else " hidden"} '
         f'aria-labelledby="hints-heading">'
