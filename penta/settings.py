@@ -154,9 +154,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
             },
         }
     )
-    from psycopg_pool import ConnectionPool
+    # psycopg_pool's check before lending, skipped for a connection lent a moment ago (penta.database).
+    from penta.database import check as _check_connection
 
-    DATABASES["default"]["OPTIONS"]["pool"]["check"] = ConnectionPool.check_connection
+    DATABASES["default"]["OPTIONS"]["pool"]["check"] = _check_connection
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # IMMEDIATE transactions take SQLite's write lock at BEGIN, so two requests that read then write
     # the same game are serialised instead of failing with "database is locked" on upgrade.
