@@ -10,6 +10,7 @@ unchanged. Local games never count for leaderboards (`dicegame.records.counted_s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
@@ -116,6 +117,16 @@ def local_game_create(*, actor: Actor, seats: list[SeatSpec], hints: bool = Fals
             next_step_at=timezone.now() if first.is_bot else None,
         )
     return game
+
+
+def again_query(players: list[Player]) -> str:
+    """The new-game form's query for the same table again: the people's names and the computers'
+    strengths, in their seats' order (the form is filled in, not sent: they may change a name)."""
+    people = [p for p in players if not p.is_bot][:MAX_SEATS]
+    bots = [p for p in players if p.is_bot][: MAX_SEATS - MIN_PEOPLE]
+    fields = [(f"name_{n}", p.name) for n, p in enumerate(people, 1)]
+    fields += [(f"computer_{n}", p.bot_strength) for n, p in enumerate(bots, 1)]
+    return urlencode(fields)
 
 
 def local_games_claim(*, user: AbstractBaseUser, guest_key: str) -> int:

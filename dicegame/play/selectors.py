@@ -20,6 +20,7 @@ from accounts.selectors import friend_ids
 from dicegame.actors import Actor
 from dicegame.models import Game, Invitation, Player, Turn
 from dicegame.records import counts_for_records, seat_left, stand_in_turns
+from dicegame.rules.scoring import UPPER_BONUS_THRESHOLD, Box
 
 
 def _seat_filter(actor: Actor, prefix: str = "") -> Q:
@@ -91,6 +92,34 @@ def game_turn_log(*, game: Game) -> list[Turn]:
     return list(
         Turn.objects.filter(game=game, completed_at__isnull=False).select_related("player").order_by("number")
     )
+
+
+WRITTEN_SINCE_LIMIT = 8  # a page that fell far behind is redrawn; it cheers for the latest turns only
+
+
+def turns_written_since(*, game: Game, number: int) -> list[tuple[Turn, bool]]:
+    """The turns written from turn `number` on, each with whether it reached its seat's upper bonus: what
+    a page that showed turn `number` has not seen written (the clock may have written it before the
+    page's tick came: that answer still tells what happened, as `moves.write` tells a push)."""
+    turns = list(
+        Turn.objects.filter(game=game, number__gte=number, completed_at__isnull=False)
+        .exclude(box="")
+        .select_related("player")
+        .order_by("-number")[:WRITTEN_SINCE_LIMIT]
+    )[::-1]
+    written = []
+    for t in turns:
+        # The seat's upper total after this turn: now, less the upper boxes it wrote later.
+        mine_later = (u for u in turns if u.player_id == t.player_id and u.number > t.number)
+        later = sum(u.points for u in mine_later if _upper(u))
+        after = t.player.sheet.upper_total - later
+        before = after - (t.points if _upper(t) else 0)
+        written.append((t, before < UPPER_BONUS_THRESHOLD <= after))
+    return written
+
+
+def _upper(turn: Turn) -> bool:
+    return Box[turn.box].is_upper
 
 
 # -- history -----------------------------------------------------------------------------------------

@@ -5,6 +5,9 @@ from dicegame.rules.scoring import Box
 DICE = 5  # dice in a roll
 MAX_ROLLS = 3  # rolls in a turn: the first, and up to two rerolls
 ROUNDS = len(Box)  # a turn per box, for each seat
+# A question the page asks (a zero to confirm) holds a running auto-commit for the answer: for at most
+# this long after the question, and never more than this long past the auto-commit's own time.
+QUESTION_HOLD_SECONDS = 10
 
 # Correspondence games, played on each one's own time: the times a move may have (an hour to three
 # days), how many moves missed in a row forfeit the seat (the computer played them; as if the player had

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from django.db.models import Max
 from django.utils.translation import gettext as _
 
+from dicegame.labels import box_label
 from dicegame.models import Game, Player, Turn
 from dicegame.records import counted_seats, not_counted_reason
 from dicegame.rules.scoring import PENTA_BONUS, PENTA_SCORE, UPPER_BONUS, Box
@@ -19,7 +20,7 @@ from dicegame.rules.scoring import PENTA_BONUS, PENTA_SCORE, UPPER_BONUS, Box
 @dataclass(frozen=True)
 class Moment:
     key: str  # unique within the game: the kind and the turn (and roll)
-    kind: str  # "penta-rolled", "penta", "penta-bonus", "upper-bonus", "left"
+    kind: str  # "penta-rolled", "penta", "penta-bonus", "upper-bonus", "left", "written"
     text: str
 
 
@@ -72,6 +73,9 @@ def board_moments(state, viewer: Player | None = None) -> list[Moment]:
                     ),
                 )
             )
+        # Last: a banner takes the first moment's colour, and a box written for its player is no cheer.
+        if turn.auto_committed or turn.stand_in:
+            moments.append(Moment(f"written-{n}", "written", written_for(state, turn, viewer)))
     left = state.game.left_seat
     if left is not None:
         mine = viewer is not None and viewer.pk == left.pk
@@ -97,6 +101,28 @@ def board_moments(state, viewer: Player | None = None) -> list[Moment]:
             )
         )
     return moments
+
+
+def written_for(state, turn, viewer: Player | None) -> str:
+    """A box the server wrote for its player (the auto-commit, or the computer when a turn's time ran
+    out), in words: "Written for you: 4 in Twos" on that player's screen, with their name elsewhere (and
+    on the one screen of a local game, which every person shares)."""
+    values = {"points": turn.points, "box": box_label(turn.box)}
+    mine = viewer is not None and viewer.pk == turn.player_id and state.game.kind != Game.Kind.LOCAL
+    if mine:
+        return _("Written for you: %(points)s in %(box)s") % values
+    return _("Written for %(name)s: %(points)s in %(box)s") % {"name": turn.player.display_name, **values}
+
+
+def written_note(state, viewer: Player | None) -> str:
+    """The turn-status line for the last box this change wrote for its player ("" if none)."""
+    turns = [t for t, _reached in state.written if t.auto_committed or t.stand_in]
+    return written_for(state, turns[-1], viewer) if turns else ""
+
+
+def written_for_seat(state, seat: Player) -> bool:
+    """This change wrote a box for `seat` (its screen reads "for you", the others' the name)."""
+    return any(t.player_id == seat.pk and (t.auto_committed or t.stand_in) for t, _r in state.written)
 
 
 @dataclass(frozen=True)

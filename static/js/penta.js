@@ -203,6 +203,14 @@
     return element && !element.disabled && element.offsetParent !== null;
   }
   function restoreFocus() {
+    // A zero's question, just asked at its box: in view, its Yes focused.
+    const yes = document.querySelector("[data-zero-question] button:not([data-shown])");
+    if (yes) {
+      yes.dataset.shown = "";
+      yes.scrollIntoView({ block: "center" });
+      yes.focus({ preventScroll: true });
+      return;
+    }
     if (!focusKey) return;
     const focused = document.activeElement;
     if (focused && focused !== document.body && document.contains(focused) && !focused.disabled) return;
@@ -211,19 +219,27 @@
     if (target) target.focus({ preventScroll: true });
   }
 
-  // Keyboard: Space rolls, 1-5 hold dice, Enter confirms, unless a control has the focus.
+  // Keyboard: Space rolls, 1-5 hold dice, Enter confirms, unless a control has the focus; a die, box,
+  // Roll or Confirm that a click (not Tab) focused keeps them, and Enter on the chosen box confirms it.
+  let byPointer = false;
+  document.addEventListener("pointerdown", function () {
+    byPointer = true;
+  });
   document.addEventListener("keydown", function (event) {
+    if (event.key === "Tab") byPointer = false;
     if (event.altKey || event.ctrlKey || event.metaKey || !document.getElementById("game")) return;
     // A key held down repeats: one press is one action.
     if (event.repeat) return;
     const focused = document.activeElement;
-    const inControl = focused && focused.matches("input, select, textarea, button, a, summary, [contenteditable]");
+    const clicked = byPointer && focused && focused.matches("#game :is(.die, .box-button, .actions button)");
+    const inControl =
+      !clicked && focused && focused.matches("input, select, textarea, button, a, summary, [contenteditable]");
     let key = null;
     if (/^[1-5]$/.test(event.key) && !(focused && focused.matches("input, select, textarea"))) {
       key = "die-" + event.key;
     } else if (event.key === " " && !inControl) {
       key = "roll";
-    } else if (event.key === "Enter" && !inControl) {
+    } else if (event.key === "Enter" && (!inControl || focused.matches('.box-button[aria-pressed="true"]'))) {
       key = "confirm";
     }
     if (!key) return;
@@ -343,8 +359,9 @@
     const game = document.getElementById("game");
     const version = Number(marker.dataset.version);
     if (game && marker.dataset.nextGame && document.querySelector("[data-rematch]")) {
-      // Everyone said yes to the rematch: every player goes to it at once.
-      window.location.assign(marker.dataset.nextGame);
+      // Everyone said yes to the rematch: every player goes to it at once (a spectator too, to watch).
+      const watching = document.querySelector("[data-rematch-watch]");
+      window.location.assign(watching ? marker.dataset.nextWatch : marker.dataset.nextGame);
       return;
     }
     if (game && marker.dataset.status !== game.dataset.status) {

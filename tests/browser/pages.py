@@ -33,7 +33,10 @@ COUNTDOWN_WAIT_MS = 15_000  # the real 3-second auto-commit countdown, plus the 
 PHONE = {"width": 360, "height": 740}
 DESKTOP = {"width": 1280, "height": 860}
 LAPTOP = {"width": 1100, "height": 900}
+WIDE = {"width": 1280, "height": 900}
 VIEWPORTS = {"desktop": LAPTOP, "phone": PHONE}
+# The play screen's two shapes: dice beside the whole sheet, and the dock pinned under it on a phone.
+PLAY_SCREENS = {"desktop": WIDE, "phone": PHONE}
 
 GAME_URL = re.compile(r"/games/(\d+)/$")
 
@@ -129,8 +132,14 @@ def die(page: Page, n: int) -> Locator:
     return page.locator(f'#dice-tray [data-die="{n}"]')
 
 
+def box_name(label: str) -> re.Pattern:
+    """A box button's accessible name: the box, then its points for the viewer ("Ones, 3 points",
+    "Ones, written 3"), or the box alone."""
+    return re.compile(rf"^{re.escape(label)}(, .*)?$")
+
+
 def box_button(page: Page, box: str) -> Locator:
-    return page.get_by_role("button", name=BOX_NAMES_EN[box], exact=True)
+    return page.get_by_role("button", name=box_name(BOX_NAMES_EN[box]))
 
 
 def box_cell(page: Page, box: str) -> Locator:
@@ -697,6 +706,62 @@ def on_screen(box: dict, viewport: dict) -> bool:
     )
 
 
+def rect(locator: Locator) -> dict:
+    """Where the element is drawn, in the viewport's pixels (it must be drawn)."""
+    box = locator.bounding_box()
+    assert box is not None, f"not drawn: {locator}"
+    return box
+
+
+def overlap(a: dict, b: dict) -> bool:
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and b["y"] < a["y"] + a["height"]
+    )
+
+
+def uncovered(locator: Locator) -> bool:
+    """The point at the element's centre is the element itself (nothing pinned or floating over it)."""
+    return locator.evaluate(
+        "e => { const r = e.getBoundingClientRect();"
+        " return e.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)); }"
+    )
+
+
+def outline_rect(locator: Locator) -> dict | None:
+    """The box the element's outline is drawn around (its border box grown by offset and width), or None
+    when it has no outline."""
+    return locator.evaluate(
+        "e => { const r = e.getBoundingClientRect(), s = getComputedStyle(e);"
+        " if (s.outlineStyle === 'none') return null;"
+        " const grow = parseFloat(s.outlineOffset) + parseFloat(s.outlineWidth);"
+        " return {x: r.x - grow, y: r.y - grow, width: r.width + 2 * grow, height: r.height + 2 * grow}; }"
+    )
+
+
+# The words of an element that a line break cuts in two ("Ann" / "a").
+SPLIT_WORDS_JS = """e => {
+  const split = [];
+  const walker = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const m of node.data.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      const lines = new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top)));
+      if (lines.size > 1) split.push(m[0]);
+    }
+  }
+  return split;
+}"""
+
+
+def split_words(locator: Locator) -> list[str]:
+    return locator.evaluate(SPLIT_WORDS_JS)
+
+
 TRACK_TUMBLES = """() => {
   window.tumbles = [];
   document.addEventListener("animationstart", (e) => {
@@ -752,11 +817,11 @@ def wait_for_socket_messages(page: Page, at_least: int) -> None:
 
 def assert_dutch_boxes(page: Page) -> None:
     for box, dutch in DUTCH_BOXES.items():
-        button = page.get_by_role("button", name=dutch, exact=True)
+        button = page.get_by_role("button", name=box_name(dutch))
         expect(button).to_have_count(1)
         expect(button).to_have_attribute("data-box", box)
     for box in DUTCH_BOXES:
-        expect(page.get_by_role("button", name=BOX_NAMES_EN[box], exact=True)).to_have_count(0)
+        expect(page.get_by_role("button", name=box_name(BOX_NAMES_EN[box]))).to_have_count(0)
 
 
 # -- axe-core ------------------------------------------------------------------------------------------
