@@ -58,7 +58,9 @@ class Game(models.Model):
     # round's seed): `dice_key` is the dice recipe's `{game}` part, the same for all of them ("t12-r3"),
     # and `shared_until` the end of their window. The game closes then as it stands (the boxes written
     # count), and its seed, which deals everyone's dice, is shown nowhere before (`seed_secret_until`).
-    dice_key = models.CharField(max_length=40, blank=True, default="")
+    # (A database default too: code of the version before, during a rolling deploy, inserts games
+    # without it.)
+    dice_key = models.CharField(max_length=40, blank=True, default="", db_default="")
     shared_until = models.DateTimeField(null=True, blank=True)
     # Games against friends: the host, the number of seats, the turn timer and the invitation link.
     host = models.ForeignKey(

@@ -23,4 +23,4 @@ class TournamentsConfig(AppConfig):
         # with the boxes written), the standings pushed, the weekly tournament made ahead.
         sweeper.register(rounds.sweep, every=1.0)
         sweeper.register(pushes.push_due, every=1.0)
-        sweeper.register(rounds.weekly_ensure, every=sweeper.EXPIRY_SWEEP_SECONDS)
+        sweeper.register(rounds.weekly_sweep, every=sweeper.EXPIRY_SWEEP_SECONDS)

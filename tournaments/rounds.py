@@ -89,15 +89,21 @@ def make_rounds(t: Tournament) -> list[Round]:
 # -- closing rounds ---------------------------------------------------------------------------------------
 
 
-def sweep(*, now: dt.datetime | None = None) -> int:
+def sweep(*, now: dt.datetime | None = None) -> None:
     """The clock's work: settle every round whose window has ended, then work out a few pars. Cheap
-    when nothing is due (one indexed query each)."""
+    when nothing is due (one indexed query each). (The games it closes were counted by play's own
+    sweep, which closes a game whose window is over first; the rounds are not games.)"""
     now = now or timezone.now()
     due = Round.objects.filter(settled_at__isnull=True, closes_at__lte=now).values_list("pk", flat=True)
-    changed = sum(round_settle(round_id=pk, now=now) for pk in list(due))
+    for pk in list(due):
+        round_settle(round_id=pk, now=now)
     for rnd in Round.objects.filter(settled_at__isnull=False, par__isnull=True)[:PARS_PER_SWEEP]:
         round_par(rnd)
-    return changed
+
+
+def weekly_sweep() -> None:
+    """The clock's work: the weekly tournaments made ahead (`weekly_ensure`; no game changes)."""
+    weekly_ensure()
 
 
 def catch_up(*, tournament: Tournament) -> None:

@@ -15,7 +15,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='game',
             name='dice_key',
-            field=models.CharField(blank=True, default='', max_length=40),
+            field=models.CharField(blank=True, db_default='', default='', max_length=40),
         ),
         migrations.AddField(
             model_name='game',

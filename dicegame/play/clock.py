@@ -144,27 +144,20 @@ def games_settle_overdue(*, game_ids=None) -> int:
     due = Turn.objects.filter(completed_at__isnull=True, game__status=Game.Status.ACTIVE).filter(
         Q(auto_commit_at__lte=now) | Q(next_step_at__lte=now) | Q(deadline_at__lte=now)
     )
-    # Correspondence games nobody has moved in for too long end as they stand (Game.closes_at).
-    idle = Game.objects.filter(
-        status=Game.Status.ACTIVE,
-        pace=Game.Pace.CORRESPONDENCE,
-        moved_at__lte=now - timedelta(seconds=IDLE_END_SECONDS),
+    # Correspondence games nobody has moved in for too long, and games on shared dice (a tournament
+    # round) whose window has ended, end as they stand (Game.closes_at).
+    idle = Game.objects.filter(status=Game.Status.ACTIVE).filter(
+        Q(pace=Game.Pace.CORRESPONDENCE, moved_at__lte=now - timedelta(seconds=IDLE_END_SECONDS))
+        | Q(shared_until__lte=now)
     )
-    # Games on shared dice (a tournament round) whose window has ended close as they stand.
-    windowed = Game.objects.filter(status=Game.Status.ACTIVE, shared_until__lte=now)
     if game_ids is not None:
         due, idle = due.filter(game_id__in=game_ids), idle.filter(pk__in=game_ids)
-        windowed = windowed.filter(pk__in=game_ids)
     rows = list(due.values_list("game_id", "auto_commit_at", "next_step_at", "deadline_at"))
     if game_ids is None:
         # How late the oldest due work is, in the same query (for the operators' metrics).
         overdue = [t for row in rows for t in row[1:] if t is not None and t <= now]
         metrics.CLOCK_LAG.set((now - min(overdue)).total_seconds() if overdue else 0.0)
-    game_ids = (
-        {row[0] for row in rows}
-        | set(idle.values_list("pk", flat=True))
-        | set(windowed.values_list("pk", flat=True))
-    )
+    game_ids = {row[0] for row in rows} | set(idle.values_list("pk", flat=True))
     return sum(game_settle(game_id=game_id) for game_id in game_ids)
 
 
