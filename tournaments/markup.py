@@ -24,16 +24,17 @@ def standings_rows(rows: list[Row]) -> SafeString:
     text is escaped here; the viewer's own row is marked by the page (tournaments.js), as the pushes are
     made for everyone."""
     separator = get_format("DECIMAL_SEPARATOR")
+    # The words are gettext calls of their own, outside the f-strings, where makemessages finds them.
+    words = {"finished": _("played"), "playing": _("playing"), "waiting": _("not started")}
+    marks = {"finished": "✓", "playing": "…", "waiting": "·"}
     status = {
-        "finished": f'<span aria-hidden="true" title="{escape(_("played"))}">✓</span>'
-        f'<span class="visually-hidden">{escape(_("played"))}</span>',
-        "playing": f'<span aria-hidden="true" title="{escape(_("playing"))}">…</span>'
-        f'<span class="visually-hidden">{escape(_("playing"))}</span>',
-        "waiting": f'<span aria-hidden="true" title="{escape(_("not started"))}">·</span>'
-        f'<span class="visually-hidden">{escape(_("not started"))}</span>',
+        kind: f'<span aria-hidden="true" title="{escape(word)}">{marks[kind]}</span>'
+        f'<span class="visually-hidden">{escape(word)}</span>'
+        for kind, word in words.items()
     }
     no_game = escape(_("no game"))
-    withdrew = f' <span class="badge" data-withdrew>{escape(_("withdrew"))}</span>'
+    withdrew_word = escape(_("withdrew"))
+    withdrew = f' <span class="badge" data-withdrew>{withdrew_word}</span>'
     parts = []
     for row in rows:
         name = escape(row.name)

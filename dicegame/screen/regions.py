@@ -55,7 +55,9 @@ def _words(language: str) -> dict:
         "stand_in_playing": _("The computer plays for %(name)s…"),
         "speed_up": _("Speed up"),
         "countdown": _("No box chosen: the computer writes this roll in"),
-        "start": _("Roll the dice to start your turn (Space)."),
+        "start": _("Roll the dice to start your turn"),
+        "space": _("(Space)"),
+        "waiting_for": _("%(name)s's turn."),
         "pass_to": _("Pass to %(name)s"),
         "tap_to_start": _("%(name)s, tap to start your turn"),
         "dice": _("Dice"),
@@ -92,9 +94,13 @@ def _csrf_input(csrf: str) -> str:
 
 
 def _tick(board, delay_ms: int, token: str) -> str:
-    """A hidden element that asks the server to apply what is due once `delay_ms` have passed."""
-    query = f"?t={_escape(quote(token, safe='/'))}" if token else ""
-    return f'<span hidden hx-post="{board.game_url}tick/{query}" hx-trigger="load delay:{delay_ms}ms"></span>'
+    """A hidden element that asks the server to apply what is due in this turn once `delay_ms` have
+    passed."""
+    query = f"&amp;t={_escape(quote(token, safe='/'))}" if token else ""
+    return (
+        f'<span hidden hx-post="{board.game_url}tick/?turn={board.turn.number}{query}" '
+        f'hx-trigger="load delay:{delay_ms}ms"></span>'
+    )
 
 
 def game_status(game: Game, *, oob: bool) -> SafeString:
@@ -105,7 +111,10 @@ def game_status(game: Game, *, oob: bool) -> SafeString:
         extra = f' data-rematch-yes="{game.rematch_yes_count}"'
         rematch = getattr(game, "rematch", None)
         if rematch is not None:
-            extra += f' data-next-game="{reverse("dicegame:game", args=[rematch.pk])}"'
+            # A player goes to the rematch by its address; a spectator watches it by its link.
+            url = reverse("dicegame:game", args=[rematch.pk])
+            token = _escape(quote(rematch.invite_token, safe="/"))
+            extra += f' data-next-game="{url}" data-next-watch="{url}?t={token}"'
     return mark_safe(
         f'<div id="game-status" hidden{_oob(oob)} data-status="{game.status}" '
         f'data-version="{game.version}"{extra}></div>'
@@ -129,14 +138,17 @@ def turn_status(board, *, oob: bool, csrf: str = "", token: str = "") -> SafeStr
     )
     if board.pass_to:
         out.append(pass_to(board, w))
+    if board.written_note:
+        out.append(f'<p class="written-note" data-written-note>{_escape(board.written_note)}</p>')
     rolls_left = board.rolls_left
     name = _escape(turn.player.display_name) if turn else ""
     who = f" · {name}" if len(board.seats) > 1 else ""
     round_text = w["round"] % {"round": turn.round}
     out.append(f'<p class="turn-line">{round_text}{who} · {w["rolls_left"][rolls_left]}</p>')
     if not board.spectator:
+        # A local game's pass screen is the turn's first roll: no second Roll beside it.
         out.append(
-            '<div class="actions">'
+            f'<div class="actions"{" hidden" if board.pass_to else ""}>'
             f'<button type="submit" form="game-form" class="primary roll-button" data-action="roll" '
             f'formaction="{url}roll/" hx-post="{url}roll/"{"" if board.can_roll else " disabled"}>'
             f'{w["roll"]} <span class="rolls-left">({w["left"][rolls_left]})</span></button> '
@@ -189,8 +201,11 @@ def turn_status(board, *, oob: bool, csrf: str = "", token: str = "") -> SafeStr
         )
         if not board.spectator:
             out.append(_tick(board, board.countdown_ms + 150, token))
-    elif board.rolls_used == 0 and board.my_turn:
-        out.append(f'<p class="hint">{w["start"]}</p>')
+    elif board.can_roll and board.rolls_used == 0 and not board.pass_to:
+        out.append(f'<p class="hint">{w["start"]}<span class="key-hint"> {w["space"]}</span></p>')
+    elif not board.my_turn and turn and not board.pass_to:
+        # Whose turn it is, said plainly (Roll is not this screen's to press now).
+        out.append(f'<p class="hint" data-waiting-for>{w["waiting_for"] % {"name": name}}</p>')
     out.append("</section>")
     return mark_safe("".join(out))
 
@@ -255,7 +270,8 @@ def game_controls(board, *, oob: bool, csrf: str = "") -> SafeString:
 
 
 def hints(board, *, oob: bool, csrf: str = "") -> SafeString:
-    """The hints: kept (hidden) where they are not offered, e.g. live games, so pushes find their target."""
+    """The hints: kept (hidden) where they are not offered, e.g. live games, so pushes find their target.
+    (Their words are gettext calls of their own, outside the f-strings, where makemessages finds them.)"""
     game = board.game
     shown = board.can_hint and not game.on_shared_dice
     head = (
@@ -266,25 +282,31 @@ def hints(board, *, oob: bool, csrf: str = "") -> SafeString:
         return mark_safe(head + "</section>")
     url = f"{board.game_url}hints/"
     on = board.hints_on
+    heading = esc(_("Hints"))
+    toggle = esc(_("Hide hints") if on else _("Show hints"))
     out = [
         head,
         f'<form method="post" action="{url}" hx-post="{url}" class="hints-toggle">{_csrf_input(csrf)}'
         f'<input type="hidden" name="on" value="{"0" if on else "1"}">'
-        f'<h2 id="hints-heading">{esc(_("Hints"))}</h2>'
+        f'<h2 id="hints-heading">{heading}</h2>'
         f'<button type="submit" aria-pressed="{"true" if on else "false"}" data-action="hints">'
-        f"{esc(_('Hide hints') if on else _('Show hints'))}</button></form>",
+        f"{toggle}</button></form>",
     ]
     if not on:
-        note = _("Showing hints marks this game “hints used”: it will not count for ratings or leaderboards.")
-        out.append(f'<p class="small hints-note" data-hints-note>{esc(note)}</p>')
+        note = esc(
+            _("Showing hints marks this game “hints used”: it will not count for ratings or leaderboards.")
+        )
+        out.append(f'<p class="small hints-note" data-hints-note>{note}</p>')
     found = board.hints
     if found:
         if found.sentence:
             out.append(f'<p class="hint-sentence" data-hint-sentence>{esc(found.sentence)}</p>')
-        expected = _("Expected final total with optimal play from here")
+        figures = esc(_("The exact figures"))
+        expected = esc(_("Expected final total with optimal play from here"))
+        total, cost = esc(_("Expected total")), esc(_("Cost"))
         out.append(
-            f'<details class="hint-figures"><summary>{esc(_("The exact figures"))}</summary>'
-            f'<p class="hint-expected">{esc(expected)}: <strong data-expected-total='
+            f'<details class="hint-figures"><summary>{figures}</summary>'
+            f'<p class="hint-expected">{expected}: <strong data-expected-total='
             f'"{floatformat(found.expected_total, 2)}">{floatformat(found.expected_total, 1)}</strong></p>'
         )
         for kind, lines, caption, first in (
@@ -292,11 +314,11 @@ def hints(board, *, oob: bool, csrf: str = "") -> SafeString:
             ("boxes", found.boxes, _("Where to write"), _("Box (points)")),
         ):
             if lines:
+                rows = "".join(_hint_line(line) for line in lines)
                 out.append(
                     f'<table class="hint-table" data-hint="{kind}"><caption>{esc(caption)}</caption>'
-                    f'<thead><tr><th scope="col">{esc(first)}</th><th scope="col">'
-                    f'{esc(_("Expected total"))}</th><th scope="col">{esc(_("Cost"))}</th></tr></thead>'
-                    f"<tbody>{''.join(_hint_line(line) for line in lines)}</tbody></table>"
+                    f'<thead><tr><th scope="col">{esc(first)}</th><th scope="col">{total}</th>'
+                    f'<th scope="col">{cost}</th></tr></thead><tbody>{rows}</tbody></table>'
                 )
         out.append("</details>")
     out.append("</section>")
