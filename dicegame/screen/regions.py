@@ -82,7 +82,13 @@ def _words(language: str) -> dict:
         "penta_bonus": _("Penta bonus"),
         "total": _("Total"),
     }
-    return {k: [_escape(x) for x in v] if isinstance(v, list) else _escape(v) for k, v in words.items()}
+    return {k: [_word(x) for x in v] if isinstance(v, list) else _word(v) for k, v in words.items()}
+
+
+def _word(text: str) -> str:
+    """A fixed text escaped for the regions: for an element's text and a double-quoted attribute (an
+    apostrophe stays one, as a template leaves a translation's own text)."""
+    return _escape(text, quote=False).replace('"', "&quot;")
 
 
 def _oob(oob: bool) -> str:
