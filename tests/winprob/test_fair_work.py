@@ -197,7 +197,9 @@ async def test_the_page_never_works_chances_out_a_position_is_worked_out_once_an
     viewer = await database_sync_to_async(client_for)(
         await database_sync_to_async(UserFactory)(username="vera")
     )
-    assert await asyncio.gather(get(viewer), get(viewer)) == [202, 202]
+    first, second = await asyncio.gather(get(viewer), get(viewer))
+    # The second finds it queued (202) or, if the child was quick, worked out (200).
+    assert first == 202 and second in (200, 202)
     bars = await messages_on(listener)
     assert [b["type"] for b in bars] == ["win.bar"] and len(
         re.findall(r'data-chance="\d+"', bars[0]["html"])
