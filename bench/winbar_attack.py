@@ -335,9 +335,15 @@ async def attack_b(ports: list[int], victim: tuple, attacker: tuple, seconds: fl
     async with contextlib.AsyncExitStack() as stack:
         readers = []
         for i, game_id in enumerate(games):
-            ws = await stack.enter_async_context(
-                open_socket(ports[i % len(ports)], f"/ws/games/{game_id}/", attacker[2])
-            )
+            for attempt in range(3):  # a loaded machine may drop a handshake
+                try:
+                    ws = await stack.enter_async_context(
+                        open_socket(ports[i % len(ports)], f"/ws/games/{game_id}/", attacker[2])
+                    )
+                    break
+                except (OSError, websockets.InvalidHandshake, TimeoutError):
+                    if attempt == 2:
+                        raise
             readers.append(asyncio.ensure_future(read(ws)))
         await asyncio.sleep(SETTLE_SECONDS)
         attacked = await play_victim(ports[0], victim, seconds, random.Random(seed + 1))
