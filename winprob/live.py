@@ -197,6 +197,8 @@ def _work() -> None:
             close_old_connections()
             work()
         except Exception:
+            if not threading.main_thread().is_alive():
+                return  # the process is exiting: its child is gone, and so is the work
             logger.exception("winning chances (%s of game %s) not done", *key)
         finally:
             connections.close_all()  # a connection this thread opened goes back (to the pool)

@@ -20,7 +20,7 @@ from dicegame.play import rooms
 from dicegame.rules.scoring import Box
 from live import pushes
 from tests.support.factories import UserFactory, actor, befriend, client_for
-from tests.support.games import race, roll, two_player_game
+from tests.support.games import open_turn, race, roll, two_player_game
 from tests.support.sockets import connect
 from winprob import chances as wp
 from winprob import live
@@ -165,6 +165,11 @@ async def test_a_busy_persons_games_do_not_hold_back_another_games_bar():
         assert await sync_to_async(live.queue().join)(60)  # nothing left for the next test to wait behind
 
 
+def figures_of(game: Game) -> list[float] | None:
+    """The figures of the game's position as it stands, if worked out (the shared cache)."""
+    return wp.cached_chances(list(game.players.order_by("seat")), open_turn(game))
+
+
 async def messages_on(channel: str, first_within: float = 30, quiet: float = 1.5) -> list[dict]:
     """What reaches a layer channel: the first message within `first_within` s, then until `quiet`."""
     layer = get_channel_layer()
@@ -185,19 +190,22 @@ async def test_the_page_never_works_chances_out_a_position_is_worked_out_once_an
     wp._distributions.clear()
     first, host, _friend = await database_sync_to_async(two_player_game)()
     second = await database_sync_to_async(lambda: new_game(*people("ida", "jan")))()
+    url = f"/games/{first.pk}/win-bar/?t={first.invite_token}"
+    get = database_sync_to_async(lambda client: client.get(url, headers={"HX-Request": "true"}).status_code)
+    # A guest, however often: nothing comes back, and nothing is queued or worked out.
+    assert [await get(Client()) for _ in range(5)] == [204] * 5
+    assert live.queue().waiting() == 0 and await sync_to_async(live.queue().join)(0)
+    assert await database_sync_to_async(figures_of)(first) is None
+    # (A layer channel's receive that times out is dropped on Redis: listen only for what must come.)
     listener = await layer.new_channel()
     await layer.group_add(pushes.game_group(first.pk), listener)
-    url = f"/games/{first.pk}/win-bar/?t={first.invite_token}"
-    get = sync_to_async(lambda client: client.get(url, headers={"HX-Request": "true"}).status_code)
-    # A guest, however often: nothing comes back and nothing is worked out.
-    assert [await get(Client()) for _ in range(5)] == [204] * 5
-    assert await messages_on(listener, first_within=1) == []
-    assert live.queue().waiting() == 0
     # A logged-in viewer, twice at once (a page and another tab): on its way, and worked out once.
     viewer = await database_sync_to_async(client_for)(
         await database_sync_to_async(UserFactory)(username="vera")
     )
-    assert await asyncio.gather(get(viewer), get(viewer)) == [202, 202]
+    asked = await asyncio.gather(get(viewer), get(viewer))
+    # The second finds it queued (202) or, if the child was quick, worked out (200).
+    assert asked[0] == 202 and asked[1] in (200, 202)
     bars = await messages_on(listener)
     assert [b["type"] for b in bars] == ["win.bar"] and len(
         re.findall(r'data-chance="\d+"', bars[0]["html"])
