@@ -210,11 +210,14 @@
     boardSounds();
   }
 
-  document.addEventListener("DOMContentLoaded", function () {
+  function start() {
     loadSeen();
     showSoundToggle();
     refresh();
-  });
+  }
+  // Loaded after the page (penta.js's later scripts): the page is there already.
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
   document.addEventListener("htmx:afterSettle", refresh);
   document.addEventListener("htmx:oobAfterSwap", refresh);
 })();

@@ -5,6 +5,45 @@
 
   document.documentElement.classList.add("js");
 
+  // What the page needs only once it is shown (base.html's meta "penta-later": the morphing of answers,
+  // the banners, the socket extension) is fetched after the page's load, all at once, run in order. A
+  // request asked for before then (a tap, a timer's tick) waits for it: its answer is morphed in.
+  let laterLoaded = false;
+  const afterLater = [];
+  document.addEventListener("htmx:confirm", function (event) {
+    if (laterLoaded) return;
+    event.preventDefault();
+    afterLater.push(function () {
+      event.detail.issueRequest(true);
+    });
+  });
+  function loadLater() {
+    const meta = document.querySelector('meta[name="penta-later"]');
+    const urls = meta ? meta.content.split(/\s+/).filter(Boolean) : [];
+    const loaded = urls.map(function (url) {
+      const script = document.createElement("script");
+      script.src = url;
+      script.async = false;
+      document.head.appendChild(script);
+      return new Promise(function (resolve) {
+        script.onload = script.onerror = resolve;
+      });
+    });
+    Promise.all(loaded).then(function () {
+      laterLoaded = true;
+      // A socket's address waits in data-ws-connect until its extension is there; then it connects.
+      document.querySelectorAll("[data-ws-connect]").forEach(function (element) {
+        element.setAttribute("ws-connect", element.dataset.wsConnect);
+        htmx.process(element);
+      });
+      afterLater.splice(0).forEach(function (run) {
+        run();
+      });
+    });
+  }
+  if (document.readyState === "complete") loadLater();
+  else window.addEventListener("load", loadLater);
+
   // The language menu applies as soon as it changes (its Go button is for pages without JS).
   document.addEventListener("change", function (event) {
     if (event.target.matches("select[data-autosubmit]")) event.target.form.requestSubmit();
@@ -73,6 +112,7 @@
   );
 
   document.addEventListener("htmx:confirm", function (event) {
+    if (event.defaultPrevented) return; // waiting for the page's later scripts (above)
     const key = gameAction(event.target);
     // Not a player's action (a timer's tick, a resync): never held back.
     if (!key) return;

@@ -810,7 +810,7 @@ def socket_messages(page: Page) -> int:
 def wait_for_socket_messages(page: Page, at_least: int) -> None:
     """If the game page has a live socket, wait until it has delivered `at_least` boards (each one
     re-renders the board, so the labels must be checked after it, not before)."""
-    if page.locator("#game[ws-connect]").count():
+    if page.locator("#game[data-ws-connect]").count():
         expect(page.locator(f"html[data-socket-message-{at_least}]")).to_be_attached()
     wait_htmx_idle(page)
 
