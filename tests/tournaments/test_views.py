@@ -15,6 +15,7 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
+from accounts.models import Profile
 from dicegame.notices import event_html, user_group
 from dicegame.play import sweeper as game_clock
 from penta.asgi import application
@@ -277,6 +278,23 @@ async def test_a_tournament_by_invitation_keeps_its_socket_from_strangers():
     output = await with_link.receive_output(timeout=5)
     assert output["type"] == "websocket.close" and output["code"] == 4429
     await with_link.disconnect()
+
+
+def test_a_viewer_under_review_sees_themselves_and_their_page_holds_no_standings_socket(clock):
+    """The pushes are made for everyone and leave an account under review out: the page of the person
+    under review shows the table with them in it (as every board does), and takes no push that would
+    drop them."""
+    ann, ben = UserFactory(username="ann"), UserFactory(username="ben")
+    t = tournament_of(ann, ben, access=Tournament.Access.PUBLIC)
+    assert (
+        f'ws-connect="/ws/tournaments/{t.pk}/'
+        in client_for(ben).get(f"/tournaments/{t.pk}/").content.decode()
+    )
+    Profile.objects.update_or_create(user=ben, defaults={"standing": Profile.Standing.REVIEW})
+    page = client_for(ben).get(f"/tournaments/{t.pk}/").content.decode()
+    assert "/ws/tournaments/" not in page and 'data-user="ben"' in page
+    others = client_for(ann).get(f"/tournaments/{t.pk}/").content.decode()
+    assert 'data-user="ben"' not in others.split('id="standings"')[1]
 
 
 def test_the_home_page_lists_the_rounds_waiting_for_the_viewer(clock):
