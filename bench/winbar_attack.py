@@ -199,6 +199,7 @@ class BarWatch:
         self.delays: list[tuple[float, bool]] = []
         self.changed = asyncio.Event()
         self.computer_to_move = False
+        self.unanswered = 0
 
     def take(self, frame: str) -> None:
         now = time.monotonic()
@@ -269,7 +270,7 @@ def victim_turn(game_id: int) -> tuple[str, int, int, list[str]] | None:
     return whose, turn.number, turn.rolls_used, boxes
 
 
-async def play_victim(port: int, user: tuple, seconds: float, rng: random.Random) -> list[tuple[float, bool]]:
+async def play_victim(port: int, user: tuple, seconds: float, rng: random.Random) -> tuple[list, int]:
     from django.db import connection
 
     def in_db(function, *args, **kwargs):
@@ -308,7 +309,11 @@ async def play_victim(port: int, user: tuple, seconds: float, rng: random.Random
                 await asyncio.wait_for(_newer(watch, before), 10)
         await asyncio.sleep(3)  # the last bars
         reader.cancel()
-    return watch.delays
+    # A position whose bar never came counts with the time it waited (a lower bound): leaving it out
+    # would hide a starved game.
+    now = time.monotonic()
+    watch.unanswered = len(watch.pending)
+    return watch.delays + [(now - at, bot) for _v, at, bot in watch.pending], watch.unanswered
 
 
 async def _newer(watch: BarWatch, version: int) -> None:
@@ -349,7 +354,7 @@ async def attack_b(ports: list[int], victim: tuple, attacker: tuple, seconds: fl
         attacked = await play_victim(ports[0], victim, seconds, random.Random(seed + 1))
         for reader in readers:
             reader.cancel()
-    return {"quiet": quiet, "attacked": attacked, "attack_games": len(games)}
+    return {"quiet": quiet, "attacked": attacked, "attack_games": len(games)}  # (delays, unanswered)
 
 
 # -- the report -------------------------------------------------------------------------------------
@@ -433,7 +438,7 @@ def main() -> int:
         if args.only in (None, "b"):
             print(f"(b) one account's {ATTACK_GAMES} watched games of four seats:", flush=True)
             b = asyncio.run(attack_b(ports, victim, attacker, args.seconds, args.seed))
-            quiet, attacked = b["quiet"], b["attacked"]
+            (quiet, quiet_left), (attacked, attacked_left) = b["quiet"], b["attacked"]
             results["b"] = {
                 "bar_delay": row(
                     "the victim's bar delay (every position)", [d for d, _ in quiet], [d for d, _ in attacked]
@@ -444,6 +449,12 @@ def main() -> int:
                     [d for d, bot in attacked if bot],
                 ),
             }
+            results["b"]["never_shown"] = [quiet_left, attacked_left]
+            print(
+                f"  positions whose bar never came (counted with the time they waited): {quiet_left} quiet, "
+                f"{attacked_left} attacked",
+                flush=True,
+            )
             failed |= not quiet or not attacked
         print(f"load average at the end {os.getloadavg()[0]:.1f}", flush=True)
     finally:
