@@ -149,8 +149,9 @@ def turn_status(board, *, oob: bool, csrf: str = "", token: str = "") -> SafeStr
     rolls_left = board.rolls_left
     name = _escape(turn.player.display_name) if turn else ""
     who = f" · {name}" if len(board.seats) > 1 else ""
-    round_text = w["round"] % {"round": turn.round}
-    out.append(f'<p class="turn-line">{round_text}{who} · {w["rolls_left"][rolls_left]}</p>')
+    if turn is not None:  # a game between its creation and its first turn has no round yet
+        round_text = w["round"] % {"round": turn.round}
+        out.append(f'<p class="turn-line">{round_text}{who} · {w["rolls_left"][rolls_left]}</p>')
     if not board.spectator:
         # A local game's pass screen is the turn's first roll: no second Roll beside it.
         out.append(

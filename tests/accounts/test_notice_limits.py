@@ -67,7 +67,7 @@ def test_a_declined_friend_request_is_not_sent_again_for_a_week(
     assert refused.value.status == 429
     assert (
         refused.value.message
-        == "bob did not accept your friend request: you can ask again from June 8, 2026."
+        == "bob did not accept your friend request: you can ask again from 8 Jun 2026."
     )
     assert callbacks == [] and state() == before  # no notice, nothing stored or counted
     # Through the page, with its message, in Dutch too.
