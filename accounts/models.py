@@ -1,4 +1,4 @@
-"""Friends, and a player's settings (site-wide leaderboard opt-in, last time seen)."""
+"""Friends, and a player's settings (site-wide leaderboard opt-in, time zone, last time seen)."""
 
 from django.conf import settings
 from django.db import models
@@ -18,6 +18,9 @@ class Profile(models.Model):
     # Shown on the site-wide leaderboard only if the player says so.
     leaderboard_opt_in = models.BooleanField(default=False)
     last_seen = models.DateTimeField(null=True, blank=True)
+    # The zone times are shown in (an IANA name, accounts.selectors.valid_time_zone); "" for the zone of
+    # the browser in use (penta.middleware.TimeZoneMiddleware).
+    time_zone = models.CharField(max_length=64, blank=True, default="")
 
     def __str__(self):
         return f"Profile of {self.user}"
@@ -33,6 +36,8 @@ class FriendRequest(models.Model):
     to_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     status = models.CharField(max_length=10, choices=Status, default=Status.PENDING)
     created_at = models.DateTimeField(auto_now_add=True)
+    # When the addressee said yes or no: a request they declined is not sent again for a while.
+    answered_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -61,3 +66,24 @@ class Friendship(models.Model):
 
     def __str__(self):
         return f"{self.user_low} & {self.user_high}"
+
+
+class SentNotice(models.Model):
+    """A notice one person made the site send another (a friend request, a game invitation, a column
+    offered): counted, in the sending transaction, against the sender's limits (accounts.services)."""
+
+    class Kind(models.TextChoices):
+        FRIEND_REQUEST = "friend"
+        INVITATION = "invitation"
+        COLUMN = "column"
+
+    sender = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    recipient = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=12, choices=Kind)
+    created_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["sender", "created_at"])]
+
+    def __str__(self):
+        return f"{self.kind} {self.sender_id} -> {self.recipient_id} at {self.created_at}"

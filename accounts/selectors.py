@@ -1,10 +1,24 @@
-"""Reads about people: who is whose friend, who asked whom, who shows on the site-wide boards. (Who is
-online is presence's: `live.presence.online_user_ids`.)"""
+"""Reads about people: who is whose friend, who asked whom, who shows on the site-wide boards, the time
+zone a person's times are shown in. (Who is online is presence's: `live.presence.online_user_ids`.)"""
+
+import contextlib
+import functools
+import zoneinfo
 
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.db.models import Q, QuerySet
 
 from accounts.models import FriendRequest, Friendship, Profile
+
+# Only the shared cache's own failures (the server gone, a timeout): the zone is then read from the
+# database; a bug still raises.
+try:
+    from redis.exceptions import RedisError
+
+    CACHE_DOWN: tuple[type[Exception], ...] = (RedisError, OSError)
+except ImportError:  # pragma: no cover - redis is a dependency of the production set-up
+    CACHE_DOWN = (OSError,)
 
 
 def friend_ids(*, user_id: int) -> set[int]:
@@ -93,3 +107,62 @@ def off_board_sets() -> tuple[frozenset[int], frozenset[int]]:
     for user_id, standing in rows:
         (marked if standing == Profile.Standing.MARKED else review).add(user_id)
     return frozenset(review), frozenset(marked)
+
+
+# -- time zones ----------------------------------------------------------------------------------------
+
+# Before a browser has said its zone (and for a person who chose none): the daily challenge's zone, that
+# of most players.
+DEFAULT_TIME_ZONE = "Europe/Amsterdam"
+# The browser's zone, as static/js/app.js reports it (an IANA name, e.g. "Europe/Amsterdam").
+TIME_ZONE_COOKIE = "penta_tz"
+TIME_ZONE_MAX_LENGTH = 64  # Profile.time_zone's; the longest IANA name is 32
+TIME_ZONE_CACHE_SECONDS = 24 * 60 * 60
+# The zones a person is offered (the IANA names of places and UTC, without the database's aliases and
+# legacy names such as "US/Eastern" or "EST5EDT"; those are still accepted from a browser).
+_OFFERED_AREAS = ("Africa", "America", "Antarctica", "Arctic", "Asia", "Atlantic", "Australia", "Europe")
+_OFFERED_AREAS += ("Indian", "Pacific")
+
+
+@functools.cache
+def time_zone_names() -> frozenset[str]:
+    """Every zone this server knows (the IANA database's names)."""
+    return frozenset(zoneinfo.available_timezones())
+
+
+@functools.cache
+def offered_time_zones() -> list[str]:
+    return ["UTC", *sorted(z for z in time_zone_names() if z.split("/")[0] in _OFFERED_AREAS)]
+
+
+def valid_time_zone(name: object) -> str | None:
+    """The name if it is a zone this server knows, else None (a made-up cookie or form value)."""
+    if isinstance(name, str) and len(name) <= TIME_ZONE_MAX_LENGTH and name in time_zone_names():
+        return name
+    return None
+
+
+def time_zone_cache_key(user) -> str:
+    # With the moment the account was made: an id alone may name another account after a deletion (or
+    # a rolled-back test), which must not inherit the zone.
+    return f"penta:tz:{user.pk}:{user.date_joined.timestamp()}"
+
+
+def time_zone_of(*, user) -> str:
+    """The zone the person chose ("" for their browser's). Read on every request of theirs, so kept in
+    the cache (filled when they log in; the setting's write replaces it there): no query per page."""
+    key = time_zone_cache_key(user)
+    try:
+        zone = cache.get(key)
+    except CACHE_DOWN:
+        zone = None
+    if zone is None:
+        zone = Profile.objects.filter(user_id=user.pk).values_list("time_zone", flat=True).first() or ""
+        with contextlib.suppress(*CACHE_DOWN):  # read from the database again next time
+            cache.set(key, zone, TIME_ZONE_CACHE_SECONDS)
+    return zone
+
+
+def time_zone_on_login(sender, request, user, **kwargs) -> None:
+    """(user_logged_in) Read the person's zone into the cache as they log in, not on their first page."""
+    time_zone_of(user=user)

@@ -1,15 +1,74 @@
-"""Account writes: friends (requests, answers, removal) and a person's settings."""
+"""Account writes: friends (requests, answers, removal), the limits on the notices one person makes the
+site send others, and a person's settings."""
 
+import contextlib
+from datetime import timedelta
+
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.cache import cache
 from django.db import transaction
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from accounts.models import FriendRequest, Friendship, Profile
+from accounts.models import FriendRequest, Friendship, Profile, SentNotice
+from accounts.selectors import (
+    CACHE_DOWN,
+    TIME_ZONE_CACHE_SECONDS,
+    TIME_ZONE_MAX_LENGTH,
+    time_zone_cache_key,
+    valid_time_zone,
+)
 from dicegame import notices, versions
+
+# -- notices one person sends another ---------------------------------------------------------------
+
+# A friend request the addressee declined is not sent to them again before this long.
+ASK_AGAIN_AFTER = timedelta(days=7)
+NOTICE_WINDOW = timedelta(hours=1)
+
+
+class NoticeLimited(Exception):
+    """Too many notices from one person lately (429): ``message`` says so."""
+
+    def __init__(self, message: str, status: int = 429):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+def notice_quota_take(*, sender_id: int, recipient_id: int, recipient_name: str, kind: str) -> None:
+    """Count one notice from `sender_id` to `recipient_id` (a friend request, an invitation, a column
+    offered: SentNotice.Kind) against the sender's limits, or refuse it: PENTA_NOTICES_PER_HOUR in all
+    and PENTA_NOTICES_PER_PERSON_HOUR to one person, within the last hour. Call it inside the
+    transaction that sends the notice: the sender's row lock makes the check and the count one step (a
+    burst sent at once cannot pass the limit), and a refused or failed send counts nothing."""
+    list(get_user_model().objects.select_for_update().filter(pk=sender_id).values_list("pk"))
+    now = timezone.now()
+    # The sender's notices that no longer count go (the table holds at most an hour of anybody's).
+    SentNotice.objects.filter(sender_id=sender_id, created_at__lte=now - NOTICE_WINDOW).delete()
+    recent = SentNotice.objects.filter(sender_id=sender_id, created_at__gt=now - NOTICE_WINDOW)
+    if recent.count() >= settings.PENTA_NOTICES_PER_HOUR:
+        raise NoticeLimited(
+            _(
+                "You have sent %(n)d friend requests, invitations and offers in the last hour: wait a "
+                "while before you send more."
+            )
+            % {"n": settings.PENTA_NOTICES_PER_HOUR}
+        )
+    if recent.filter(recipient_id=recipient_id).count() >= settings.PENTA_NOTICES_PER_PERSON_HOUR:
+        raise NoticeLimited(
+            _(
+                "You have sent %(name)s %(n)d friend requests, invitations or offers in the last hour: "
+                "wait a while before you send another."
+            )
+            % {"name": recipient_name, "n": settings.PENTA_NOTICES_PER_PERSON_HOUR}
+        )
+    SentNotice.objects.create(sender_id=sender_id, recipient_id=recipient_id, kind=kind, created_at=now)
+
 
 # -- friends -------------------------------------------------------------------------------------------
 
@@ -86,13 +145,36 @@ def friend_request_send(*, from_user: AbstractBaseUser, username: str) -> Friend
     mine = FriendRequest.objects.filter(from_user=from_user, to_user=other).first()
     if mine is not None and mine.status == FriendRequest.Status.PENDING:
         raise FriendError(_("You have already asked %(name)s to be friends.") % {"name": name}, status=409)
+    if (
+        mine is not None
+        and mine.status == FriendRequest.Status.DECLINED
+        and mine.answered_at is not None
+        and timezone.now() < mine.answered_at + ASK_AGAIN_AFTER
+    ):
+        again = formats.date_format(timezone.localtime(mine.answered_at + ASK_AGAIN_AFTER), "DATE_FORMAT")
+        raise FriendError(
+            _("%(name)s did not accept your friend request: you can ask again from %(date)s.")
+            % {"name": name, "date": again},
+            status=429,
+        )
+    try:
+        notice_quota_take(
+            sender_id=from_user.pk,
+            recipient_id=other.pk,
+            recipient_name=name,
+            kind=SentNotice.Kind.FRIEND_REQUEST,
+        )
+    except NoticeLimited as exc:
+        raise FriendError(exc.message, status=exc.status) from None
     if mine is None:
         mine = FriendRequest.objects.create(from_user=from_user, to_user=other)
     else:
-        # Declined before, or accepted before a friendship that has since been removed: ask again.
+        # Declined a week ago or more, or accepted before a friendship that has since been removed: ask
+        # again.
         mine.status = FriendRequest.Status.PENDING
         mine.created_at = timezone.now()
-        mine.save(update_fields=["status", "created_at"])
+        mine.answered_at = None
+        mine.save(update_fields=["status", "created_at", "answered_at"])
     _notify_after_commit(
         other.pk, gettext_lazy("%(name)s wants to be your friend."), from_user.get_username()
     )
@@ -117,7 +199,8 @@ def friend_request_accept(*, user: AbstractBaseUser, request_id: int) -> Friends
     """The addressee says yes: the two become friends."""
     request = _open_request_to(user, request_id)
     request.status = FriendRequest.Status.ACCEPTED
-    request.save(update_fields=["status"])
+    request.answered_at = timezone.now()
+    request.save(update_fields=["status", "answered_at"])
     friendship = _befriend(user.pk, request.from_user_id)
     # A request of theirs the other way round is answered too.
     FriendRequest.objects.filter(
@@ -129,10 +212,11 @@ def friend_request_accept(*, user: AbstractBaseUser, request_id: int) -> Friends
 
 @transaction.atomic
 def friend_request_decline(*, user: AbstractBaseUser, request_id: int) -> FriendRequest:
-    """The addressee says no. The sender gets no notice (they may ask again later)."""
+    """The addressee says no. The sender gets no notice (they may ask again after ASK_AGAIN_AFTER)."""
     request = _open_request_to(user, request_id)
     request.status = FriendRequest.Status.DECLINED
-    request.save(update_fields=["status"])
+    request.answered_at = timezone.now()
+    request.save(update_fields=["status", "answered_at"])
     return request
 
 
@@ -157,3 +241,34 @@ def profile_set_leaderboard_opt_in(*, user: AbstractBaseUser, on: bool) -> bool:
             profile.save(update_fields=["leaderboard_opt_in"])
             versions.bump(versions.PEOPLE)  # who the site-wide boards show
     return on
+
+
+class SettingError(ValueError):
+    """A refused setting: ``message`` for the person, ``status`` the HTTP status to answer."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+def _cache_time_zone(user: AbstractBaseUser, name: str) -> None:
+    # (An entry the outage left stands for at most TIME_ZONE_CACHE_SECONDS.)
+    with contextlib.suppress(*CACHE_DOWN):
+        cache.set(time_zone_cache_key(user), name, TIME_ZONE_CACHE_SECONDS)
+
+
+@transaction.atomic
+def profile_set_time_zone(*, user: AbstractBaseUser, name: str) -> str:
+    """Show the user's times in this zone (an IANA name), or in their browser's ("" ). A name this
+    server does not know is refused and nothing changes. Returns the setting."""
+    if name and valid_time_zone(name) is None:
+        message = _("“%(name)s” is not a time zone this site knows: choose one from the list.")
+        raise SettingError(message % {"name": name[:TIME_ZONE_MAX_LENGTH]})
+    profile, _created = Profile.objects.get_or_create(user=user)
+    if profile.time_zone != name:
+        profile.time_zone = name
+        profile.save(update_fields=["time_zone"])
+    # After the commit: a request reading the cache between the two must not keep the old zone.
+    transaction.on_commit(lambda: _cache_time_zone(user, name))
+    return name

@@ -11,6 +11,7 @@ urlpatterns = [
     path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("password/", views.PasswordChangeView.as_view(), name="password_change"),
+    path("preferences/", views.preferences, name="preferences"),
     path("friends/", friends_views.friends, name="friends"),
     path("friends/request/", friends_views.friend_request_send, name="friend_request_send"),
     path(

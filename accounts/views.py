@@ -1,16 +1,22 @@
-"""Sign up, log in, log out and change password (Django auth), keeping a guest's games."""
+"""Sign up, log in, log out and change password (Django auth), keeping a guest's games; the person's
+preferences (the time zone of the times shown)."""
 
 from django.contrib import messages
 from django.contrib.auth import REDIRECT_FIELD_NAME, login
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from accounts.forms import SignupForm
+from accounts.models import Profile
+from accounts.selectors import TIME_ZONE_COOKIE, offered_time_zones, valid_time_zone
+from accounts.services import SettingError, profile_set_time_zone
 from dicegame.actors import GUEST_SESSION_KEY
 from dicegame.play.games import guest_games_claim
 
@@ -70,3 +76,31 @@ class PasswordChangeView(auth_views.PasswordChangeView):
     def form_valid(self, form):
         messages.success(self.request, _("Your password has been changed."))
         return super().form_valid(form)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def preferences(request: HttpRequest) -> HttpResponse:
+    """The time zone the person's times are shown in: one they choose, or their browser's."""
+    error, status = "", 200
+    if request.method == "POST":
+        try:
+            zone = profile_set_time_zone(user=request.user, name=request.POST.get("time_zone", ""))
+        except SettingError as exc:
+            error, status = exc.message, exc.status
+        else:
+            if zone:
+                messages.success(request, _("Times are now shown in %(zone)s.") % {"zone": zone})
+            else:
+                messages.success(request, _("Times are now shown in this browser's time zone."))
+            return redirect("accounts:preferences")
+    chosen = Profile.objects.filter(user=request.user).values_list("time_zone", flat=True).first() or ""
+    context = {
+        "chosen": chosen,
+        "browser_zone": valid_time_zone(request.COOKIES.get(TIME_ZONE_COOKIE)),
+        "zones": offered_time_zones(),
+        "current_zone": timezone.get_current_timezone_name(),
+        "now": timezone.now(),
+        "error": error,
+    }
+    return render(request, "accounts/preferences.html", context, status=status)

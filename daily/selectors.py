@@ -19,7 +19,7 @@ from dicegame import versions
 from dicegame.analysis_store import ReviewError, analysis_for
 from dicegame.charts import bar_chart
 from dicegame.models import Game, Player
-from dicegame.rules.scoring import UPPER_BOXES, Box
+from dicegame.rules import share
 from dicegame.strategy import analysis as A
 
 REVEALED_SHOWN = 7  # past days listed with their seeds
@@ -60,27 +60,9 @@ def commitments(now: dt.datetime | None = None) -> tuple[list[Commitment], list[
 # -- a day's results -----------------------------------------------------------------------------------
 
 HISTOGRAM_BIN = 25  # points per bar of the day's histogram
-# The share line: one symbol per box, in the sheet's order, saying how well it was scored without
-# the dice or the points (no spoilers): well, scored, zero (or never written: an abandoned game).
-SHARE_WELL, SHARE_SCORED, SHARE_ZERO = "\U0001f7e9", "\U0001f7e8", "\u2b1b"
-WELL_AT = 24  # Three/Four of a kind and Chance: 24 of their 30 at most
-
-
-def share_symbols(boxes: dict) -> str:
-    """One symbol a box in sheet order: an upper box is well scored at three of its face (the bonus's
-    pace), a sum box (of a kind, Chance) at WELL_AT, a fixed-score box whenever it scores."""
-    out = []
-    for box in Box:
-        points = boxes.get(box.name) or 0
-        if not points:
-            out.append(SHARE_ZERO)
-        elif box in UPPER_BOXES:
-            out.append(SHARE_WELL if points >= 3 * box.face else SHARE_SCORED)
-        elif box in (Box.THREE_OF_A_KIND, Box.FOUR_OF_A_KIND, Box.CHANCE):
-            out.append(SHARE_WELL if points >= WELL_AT else SHARE_SCORED)
-        else:
-            out.append(SHARE_WELL)
-    return "".join(out)
+# The share line (one symbol per box, no dice, no points) is the tournaments' too: dicegame.rules.share.
+SHARE_WELL, SHARE_SCORED, SHARE_ZERO = share.SHARE_WELL, share.SHARE_SCORED, share.SHARE_ZERO
+share_symbols = share.share_symbols
 
 
 @dataclass(frozen=True)
@@ -317,9 +299,16 @@ def attempt_with_result(actor, date: dt.date) -> DailyAttempt | None:
 
 
 def day_result(
-    attempt: DailyAttempt, *, friend_ids: set[int], share_url: str = "", day: DayResults | None = None
+    attempt: DailyAttempt,
+    *,
+    friend_ids: set[int],
+    share_url: str = "",
+    detailed: bool = True,
+    day: DayResults | None = None,
 ) -> DayResult:
-    """The results screen of a finished attempt (`day`: the day's results, when the caller has them)."""
+    """The results screen of a finished attempt (`day`: the day's results, when the caller has them).
+    Not `detailed` (the game's own end card): the places, the par and the share text only, without the
+    analysis (accuracy, luck) and the histogram, so the end of the game never waits for an analysis."""
 
     game = attempt.game
     # The accuracy and luck are in the analysis's small summary: the whole analysis is not read.
@@ -327,14 +316,18 @@ def day_result(
         me = {name: getattr(attempt, f"result_{name.replace('__', '_')}") for name in _RESULT}
     else:
         me = Player.objects.filter(game=game, seat=0).values(*_RESULT).get()
-    summary = me["game__analysis__summary"]
-    if me["game__analysis__version"] != A.ANALYSIS_VERSION:
-        try:  # not analysed yet (or by an older version): it is, now
-            summary = analysis_for(game).summary
-        except ReviewError:
-            summary = None
-        # Storing it moved the day's version on: the results are read (and kept) under the new one.
-        day = None
+    accuracy = luck = None
+    if detailed:
+        summary = me["game__analysis__summary"]
+        if me["game__analysis__version"] != A.ANALYSIS_VERSION:
+            try:  # not analysed yet (or by an older version): it is, now
+                summary = analysis_for(game).summary
+            except ReviewError:
+                summary = None
+            # Storing it moved the day's version on: the results are read (and kept) under the new one.
+            day = None
+        seat = (summary or {}).get("0") or {}
+        accuracy, luck = seat.get("accuracy"), seat.get("luck")
     day = day or day_results(attempt.date)
     ranked = [(r.user_id, r.total) for r in shown(day.rows, attempt.user_id)]
     totals = [t for _u, t in ranked]
@@ -346,8 +339,6 @@ def day_result(
     friends_totals = [t for u, t in ranked if u in circle]
     if circle and not counted:
         friends_totals.append(me["total"])
-    seat = (summary or {}).get("0") or {}
-    accuracy, luck = seat.get("accuracy"), seat.get("luck")
     par = day.par
     line = share_symbols(me["boxes"])
     par_text = "" if par is None else " " + _("(par %(par)d)") % {"par": par}
@@ -370,7 +361,7 @@ def day_result(
         of=len(everyone),
         friends_rank=_rank(me["total"], friends_totals) if friends_totals else None,
         friends_of=len(friends_totals),
-        histogram=_histogram(everyone, me["total"]),
+        histogram=_histogram(everyone, me["total"]) if detailed else mark_safe(""),
         accuracy=accuracy,
         luck=luck,
         share_text=share,

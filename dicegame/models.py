@@ -54,6 +54,14 @@ class Game(models.Model):
     # The daily challenge's game of this Europe/Amsterdam date (`daily`): a solo game whose dice come from
     # the day's seed, the same for everyone, so its dice namespace is the date instead of the game id.
     daily_date = models.DateField(null=True, blank=True, db_index=True)
+    # Any other game on dice it shares with other games (a tournament round: every entrant plays the
+    # round's seed): `dice_key` is the dice recipe's `{game}` part, the same for all of them ("t12-r3"),
+    # and `shared_until` the end of their window. The game closes then as it stands (the boxes written
+    # count), and its seed, which deals everyone's dice, is shown nowhere before (`seed_secret_until`).
+    # (A database default too: code of the version before, during a rolling deploy, inserts games
+    # without it.)
+    dice_key = models.CharField(max_length=40, blank=True, default="", db_default="")
+    shared_until = models.DateTimeField(null=True, blank=True)
     # Games against friends: the host, the number of seats, the turn timer and the invitation link.
     host = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -92,7 +100,12 @@ class Game(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["status", "-created_at"])]
+        indexes = [
+            models.Index(fields=["status", "-created_at"]),
+            # The clock's sweep for games in play whose shared window has ended (the finished ones, which
+            # pile up, are never read by it).
+            models.Index(fields=["status", "shared_until"], name="game_status_shared_until"),
+        ]
 
     def __str__(self):
         return f"Game {self.pk} ({self.get_kind_display()}, {self.get_status_display()})"
@@ -111,21 +124,41 @@ class Game(models.Model):
         """What the game is, for lists and headers: its kind, or the daily challenge with its date."""
         if self.daily_date:
             return _("Daily challenge %(date)s") % {"date": self.daily_date.isoformat()}
+        if self.dice_key:
+            return _("Tournament round")
         return self.get_kind_display()
 
     @property
     def dice_namespace(self) -> int | str:
-        """The `game` part of the dice recipe's message: the game id, or for a daily challenge its date
-        (ISO), so that every player of the day gets the same face at the same (turn, roll, die) slot."""
+        """The `game` part of the dice recipe's message: the game id; for a game on shared dice the part
+        all of them share (a daily challenge's date, ISO; a tournament round's key), so that each of
+        their players gets the same face at the same (turn, roll, die) slot."""
+        if self.dice_key:
+            return self.dice_key
         return self.daily_date.isoformat() if self.daily_date else self.pk
+
+    @property
+    def on_shared_dice(self) -> bool:
+        """Several players' games are dealt this game's dice (the daily challenge, a tournament round):
+        no hints, assessed for fair play, the seed secret until the window ends."""
+        return bool(self.dice_key) or self.daily_date is not None
+
+    @property
+    def shared_dice_until(self):
+        """The end of the window of a game on shared dice (a daily game's day, a tournament round), when
+        it closes as it stands and its seed may be shown; None for the others."""
+        if self.shared_until is not None:
+            return self.shared_until
+        return days.day_end(self.daily_date) if self.daily_date else None
 
     @property
     def closes_at(self):
         """The moment the game ends as it stands, whatever its players do (the boxes written count): a
-        daily game's at the end of its day, when its seed becomes public; a correspondence game's
-        IDLE_END_SECONDS after a person last moved; None for the others."""
-        if self.daily_date:
-            return days.day_end(self.daily_date)
+        game on shared dice at the end of its window (a daily game's day), when its seed becomes public;
+        a correspondence game's IDLE_END_SECONDS after a person last moved; None for the others."""
+        shared = self.shared_dice_until
+        if shared is not None:
+            return shared
         if self.pace == self.Pace.CORRESPONDENCE and self.moved_at is not None:
             return self.moved_at + timedelta(seconds=IDLE_END_SECONDS)
         return None
@@ -149,9 +182,11 @@ class Game(models.Model):
 
     @property
     def seed_secret_until(self):
-        """For a daily game whose day has not ended: the moment its seed may be shown (it is the day's,
-        everyone's); else None (an ordinary game's seed is secret only while it is played)."""
-        return days.seed_secret_until(self.daily_date, timezone.now())
+        """For a game on shared dice whose window has not ended (a daily game's day, a tournament round):
+        the moment its seed may be shown (it deals everyone's dice); else None (an ordinary game's seed
+        is secret only while it is played)."""
+        until = self.shared_dice_until
+        return until if until is not None and timezone.now() < until else None
 
     @property
     def is_open(self) -> bool:

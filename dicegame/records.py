@@ -1,8 +1,16 @@
 """Which finished games count for a person's records (best total, averages, accuracy, leaderboards).
 
-A game counts as played always; it counts for records unless it was a local game (one device, never
-rated) or the computer played more than STAND_IN_TURN_LIMIT of the person's turns. A seat that left is a
-loss against everyone still at the table.
+The one rule, used by every screen that shows a record (the end of a game's "A new best!", the
+statistics, the leaderboards, My games, the review, the CSV export): a finished game counts as played
+always; it counts for the person's records unless
+- hints were shown in it (the optimal strategy's advice is not the person's play),
+- it was a local game (one device, never rated), or
+- the computer played more than STAND_IN_TURN_LIMIT of the person's turns.
+A resigned game counts as it stands, with the boxes written: resigning never raises a total, and leaving
+a bad game out of the averages by resigning it would be a way to farm them. A seat that left is a loss
+against everyone still at the table.
+
+`counted_seats` (a queryset) and `counts_for_records` (one seat) are the same rule, tested to agree.
 """
 
 from __future__ import annotations
@@ -38,12 +46,33 @@ def stand_in_turns():
     )
 
 
+# The rule as a filter on seats aliased with `stand_in_turns` (stand_in_turns()).
+COUNTS = (
+    Q(game__status=Game.Status.FINISHED, game__hints_used=False, stand_in_turns__lte=STAND_IN_TURN_LIMIT)
+    # Played on one device: never rated (dicegame.play.local).
+    & ~Q(game__kind=Game.Kind.LOCAL)
+)
+
+
 def counted_seats(seats):
     """These seats (a Player queryset) less those whose game does not count for the person's records."""
-    seats = seats.exclude(
-        game__kind=Game.Kind.LOCAL
-    )  # played on one device: never rated (dicegame.play.local)
-    return seats.alias(stand_in_turns=stand_in_turns()).filter(stand_in_turns__lte=STAND_IN_TURN_LIMIT)
+    return seats.alias(stand_in_turns=stand_in_turns()).filter(COUNTS)
+
+
+def not_counted_reason(*, game: Game, stand_in_turns: int) -> str:
+    """Why a person's seat does not count for their records, in plain words; "" when it counts (or the
+    game is not over yet)."""
+    if game.status != Game.Status.FINISHED:
+        return ""
+    if game.kind == Game.Kind.LOCAL:
+        return _("Played on one device: it does not count for records.")
+    if game.hints_used:
+        return _("Hints were shown in this game: it does not count for records.")
+    if stand_in_turns > STAND_IN_TURN_LIMIT:
+        return _("The computer played more than %(n)d of your turns: it does not count for records.") % {
+            "n": STAND_IN_TURN_LIMIT
+        }
+    return ""
 
 
 # A person left a finished game when they resigned (left_at), or when the computer still kept their seat
@@ -56,15 +85,19 @@ def seat_left(player: Player) -> bool:
     return player.left_at is not None or player.stand_in
 
 
-def counts_for_records(player: Player) -> bool:
-    """For a seat annotated with `stand_in_turns` (stand_in_turns())."""
-    return player.stand_in_turns <= STAND_IN_TURN_LIMIT
+def counts_for_records(*, game: Game, stand_in_turns: int) -> bool:
+    """Whether a person's finished seat in `game` counts for their records (the rule of COUNTS), given
+    how many of their turns the computer played."""
+    return game.status == Game.Status.FINISHED and not not_counted_reason(
+        game=game, stand_in_turns=stand_in_turns
+    )
 
 
 def records_rule() -> str:
     """The rule in plain words, shown wherever records are."""
     return _(
-        "A game in which the computer played more than %(n)d of a player's turns for them counts as "
-        "played, but not for their best total, averages, accuracy or leaderboards. A game a player left "
-        "counts as a loss against those still at the table."
+        "A game with hints, or in which the computer played more than %(n)d of a player's turns for "
+        "them, counts as played, but not for their best total, averages, accuracy or leaderboards. A "
+        "resigned game counts with the boxes written. A game a player left counts as a loss against "
+        "those still at the table."
     ) % {"n": STAND_IN_TURN_LIMIT}

@@ -10,7 +10,7 @@ the cache evicted is still there. Reading the versions a page needs is one index
 starts at the clock's nanoseconds when first bumped (or read: the site-wide ones), and a bump never hands
 out a number the name had before, so a value cached before the database was emptied, restored or rolled
 back (tests, a backup) is never taken for a new one. Until a person's or a day's first bump, what depends
-on it is not cached (migration dicegame 0012 starts the versions of the people and days there were).
+on it is not cached (migration dicegame 0014 starts the versions of the people and days there were).
 
 What bumps which (the writes that change what the pages show):
 - `user(id)`: a game with the person's seat finishes, or its analysis is stored (the statistics, head to

@@ -56,6 +56,8 @@ def game_evidence(case: Case) -> list[GameEvidence]:
                 game_id=r.game_id,
                 name=_("Daily challenge %(date)s") % {"date": game.daily_date.isoformat()}
                 if game.daily_date
+                else _("Tournament game %(id)s") % {"id": r.game_id}
+                if game.dice_key
                 else _("Rated game %(id)s") % {"id": r.game_id},
                 finished_at=game.finished_at,
                 decisions=r.decisions,

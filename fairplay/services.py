@@ -52,9 +52,10 @@ class FairPlayError(Exception):
 
 
 def _assessed_games():
-    """Finished games that rank people: rated games among friends, and daily challenges."""
+    """Finished games that rank people: rated games among friends, daily challenges and tournament
+    rounds (the games on shared dice)."""
     return Game.objects.filter(status=Game.Status.FINISHED).filter(
-        Q(rated=True, kind=Game.Kind.FRIENDS) | Q(daily_date__isnull=False)
+        Q(rated=True, kind=Game.Kind.FRIENDS) | Q(daily_date__isnull=False) | ~Q(dice_key="")
     )
 
 
@@ -290,7 +291,7 @@ def report_hidden(*, game: Game, user, turn_number: int) -> bool:
     )
     if game.status != Game.Status.ACTIVE or turn is None or turn.player.user_id != user.pk:
         raise FairPlayError(_("That turn is not yours to play now."))
-    if not (game.rated or game.daily_date):
+    if not (game.rated or game.on_shared_dice):
         return False  # only games that rank people are assessed
     HiddenTurn.objects.bulk_create(
         [HiddenTurn(game=game, user=user, turn_number=turn_number)], ignore_conflicts=True

@@ -77,15 +77,19 @@ def on_turn_started(event: events.TurnStarted) -> None:
     if player.computer_plays or player.user_id is None:
         return
     now = timezone.now()
-    rows = [
-        Notification(
-            user_id=player.user_id,
-            kind=Notification.Kind.YOUR_TURN,
-            game=game,
-            turn_number=turn.number,
-            due_at=now,
+    rows = []
+    if not player.connected:
+        # A player whose seat's screen is open sees the turn on the board (the sweep would skip it: one
+        # row written and read again for every turn of every live game, for nothing).
+        rows.append(
+            Notification(
+                user_id=player.user_id,
+                kind=Notification.Kind.YOUR_TURN,
+                game=game,
+                turn_number=turn.number,
+                due_at=now,
+            )
         )
-    ]
     if game.is_correspondence and turn.deadline_at is not None:
         remind_at = turn.deadline_at - timedelta(seconds=game.move_seconds * REMINDER_SHARE)
         rows.append(
@@ -98,7 +102,8 @@ def on_turn_started(event: events.TurnStarted) -> None:
             )
         )
     # The unique (person, game, turn, kind): a second start of the same turn queues nothing again.
-    Notification.objects.bulk_create(rows, ignore_conflicts=True)
+    if rows:
+        Notification.objects.bulk_create(rows, ignore_conflicts=True)
 
 
 def on_game_finished(event: events.GameFinished) -> None:

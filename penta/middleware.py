@@ -1,15 +1,18 @@
 """Middleware that answers before the rest of the stack: the health check, the metrics, and requests
-carrying NUL."""
+carrying NUL; and the one that shows every time in the person's own time zone."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django_htmx.middleware import HtmxDetails
 
+from accounts.selectors import DEFAULT_TIME_ZONE, TIME_ZONE_COOKIE, time_zone_of, valid_time_zone
 from dicegame import metrics
 from dicegame.http import message_response
 
@@ -89,3 +92,30 @@ class MetricsMiddleware:
         if any(h in request.META for h in ("HTTP_X_FORWARDED_FOR", "HTTP_FORWARDED", "HTTP_X_REAL_IP")):
             return False
         return request.META.get("REMOTE_ADDR", "") in settings.PENTA_METRICS_ALLOWED
+
+
+def request_time_zone(request: HttpRequest) -> str:
+    """The zone to show this request's times in: the person's setting (a profile's), else the zone
+    their browser reported, else DEFAULT_TIME_ZONE. A cookie that names no zone is ignored."""
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        chosen = valid_time_zone(time_zone_of(user=user))
+        if chosen:
+            return chosen
+    return valid_time_zone(request.COOKIES.get(TIME_ZONE_COOKIE)) or DEFAULT_TIME_ZONE
+
+
+class TimeZoneMiddleware:
+    """Activates the person's time zone for the request (`request_time_zone`), so that templates show
+    times in it ("20:14" for a game finished at 19:14 UTC, seen from Amsterdam in winter). After the
+    authentication middleware, which it reads."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        timezone.activate(ZoneInfo(request_time_zone(request)))
+        try:
+            return self.get_response(request)
+        finally:
+            timezone.deactivate()

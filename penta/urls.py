@@ -16,6 +16,7 @@ urlpatterns = [
     path("puzzles/", include(("puzzles.urls", "puzzles"))),
     path("notifications/", include("notifications.urls")),
     path("fair-play/", include(("fairplay.urls", "fairplay"))),
+    path("tournaments/", include(("tournaments.urls", "tournaments"))),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]

@@ -95,7 +95,7 @@ def own_mistake_line(source) -> str:
     """ "In your game of <date> you kept the two 4s here; find better." """
     chosen = Option.from_json(source.chosen)
     moment = source.game.finished_at or source.game.created_at
-    date = date_format(moment, "DATE_FORMAT", use_l10n=True)
+    date = date_format(timezone.localtime(moment), "DATE_FORMAT", use_l10n=True)
     if chosen.box is not None:
         return _("In your game of %(date)s you wrote %(points)s in %(box)s here; find better.") % {
             "date": date,
@@ -162,6 +162,13 @@ def _answer_context(puzzle: Puzzle, result: services.Answer) -> dict:
         )
         for o in result.shown
     ]
+    # Once answered, the position shows the best choice (its dice or its box) and takes no other.
+    dice = tuple(puzzle.dice)
+    best_keep = chosen_keep = ()
+    if result.best.box is None:
+        best_keep = hint_words.keep_positions(dice, result.best.keep)
+    if result.chosen.box is None:
+        chosen_keep = hint_words.keep_positions(dice, result.chosen.keep)
     second = option_sentence(result.second, puzzle.rolls_left)
     reason = _("%(best)s: on average %(margin)s points more than the next best choice (%(second)s).") % {
         "best": option_sentence(result.best, puzzle.rolls_left),
@@ -172,6 +179,10 @@ def _answer_context(puzzle: Puzzle, result: services.Answer) -> dict:
     return {
         "answer": result,
         "lines": lines,
+        "best_dice": {i for i, kept in enumerate(best_keep, start=1) if kept},
+        "chosen_dice": {i for i, kept in enumerate(chosen_keep, start=1) if kept},
+        "best_box": result.best.box.name if result.best.box is not None else "",
+        "chosen_box": result.chosen.box.name if result.chosen.box is not None else "",
         "reason": reason,
         "rating_before": round(result.rating_before) if result.rating_before is not None else None,
         "rating_after": round(result.rating_after) if result.rating_after is not None else None,
@@ -203,7 +214,13 @@ def _page(
         **_position(puzzle),
         **extra,
     }
-    template = "puzzles/puzzle.html#puzzle-answer" if request.htmx else "puzzles/puzzle.html"
+    if not request.htmx:
+        template = "puzzles/puzzle.html"
+    elif "answer" in extra:
+        # The answer, and the position redrawn answered: the best choice marked, nothing to click.
+        template = "puzzles/puzzle.html#puzzle-answered"
+    else:
+        template = "puzzles/puzzle.html#puzzle-answer"
     response = TemplateResponse(request, template, context, status=status)
     return _mark(response, device)
 

@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 
 from dicegame.analysis_store import ReviewError, analysis_for, completed_turns
 from dicegame.models import Game, Player
-from dicegame.records import STAND_IN_TURN_LIMIT, seat_left, stand_in_turns
+from dicegame.records import counts_for_records, seat_left, stand_in_turns
 from dicegame.rules.days import day_end
 from dicegame.rules.scoring import Box
 from dicegame.strategy import analysis as A
@@ -32,8 +32,9 @@ def game_export(*, game: Game) -> dict:
     turns = completed_turns([game.pk]).get(game.pk, [])
     # Seats are numbered from 1, as people read them (and as the CSV export numbers them).
     seat_of = {p.pk: p.seat + 1 for p in players}
-    # A daily challenge's seed deals everyone's dice of the day: until the day ends the export names the
-    # day and its commitment, and leaves out the seed and the optimal line (dice the player never saw).
+    # A daily challenge's seed deals everyone's dice of the day (a tournament round's, every entrant's):
+    # until the day (the round) ends the export names it and its commitment, and leaves out the seed and
+    # the optimal line (dice the player never saw).
     secret_until = game.seed_secret_until
     seats = {str(int(seat) + 1): v for seat, v in (stored.data.get("seats") or {}).items()}
     if secret_until is not None:
@@ -56,6 +57,15 @@ def game_export(*, game: Game) -> dict:
             "seed_revealed_at": day_end(game.daily_date).isoformat(),
         }
         if game.daily_date
+        else None,
+        # Any other game on shared dice (a tournament round): the recipe's {game} its players share, and
+        # when the seed, everyone's, is revealed.
+        "shared_dice": {
+            "recipe_game": game.dice_namespace,
+            "commitment": game.seed_commitment,
+            "seed_revealed_at": game.shared_until.isoformat() if game.shared_until else None,
+        }
+        if game.dice_key
         else None,
         "dice_recipe": "HMAC-SHA256(seed, 'penta/v1/{game}/{turn}/{roll}/{die}/{attempt}'), see README",
         "hints_used": game.hints_used,
@@ -126,7 +136,7 @@ CSV_HEADER = [
     "penta_bonus",
     *(b.name.lower() for b in Box),
     "hints_used",
-    "counts_for_records",  # 0: computer played > STAND_IN_TURN_LIMIT turns, unfinished, or a local game
+    "counts_for_records",  # dicegame.records' rule: 0 for hints, a local game, > 2 stand-in turns, unfinished
 ]
 
 
@@ -235,11 +245,7 @@ def _history_csv(actor: Actor, language: str | None) -> Iterator[str]:
                 sheet.penta_bonus,
                 *(sheet.boxes.get(b, "") for b in Box),
                 int(game.hints_used),
-                int(
-                    game.is_finished
-                    and game.kind != Game.Kind.LOCAL
-                    and p.stand_in_turns <= STAND_IN_TURN_LIMIT
-                ),
+                int(counts_for_records(game=game, stand_in_turns=p.stand_in_turns)),
             ]
         )
         yield flush()

@@ -62,8 +62,8 @@ def _ranked(values: dict[int, tuple[float, int]], names: dict[int, str], me: int
 
 def leaderboards(*, user_ids, viewer_id: int | None) -> list[Board]:
     """Rating, best total, average over the last 20 games, most Pentas, best accuracy, among these users
-    (ids: the viewer and their friends). Games with the optimal-play hints shown do not count, nor games
-    in which the computer played more than STAND_IN_TURN_LIMIT of the person's turns.
+    (ids: the viewer and their friends), over the games that count for records (`dicegame.records`: no
+    hints, not local, the computer played at most STAND_IN_TURN_LIMIT of the person's turns).
 
     Worked out once per change of any of these people's games (their versions, `dicegame.versions`)
     or of who is off the boards, per language, and shared by whoever asks for the same people; the
@@ -95,9 +95,10 @@ def _boards(scope: str, user_ids, names: list[str], viewer_id: int | None) -> li
     key = f"review:boards:{A.ANALYSIS_VERSION}:{get_language()}:{scope}:{kept}"
 
     def compute() -> list[Board]:
-        finished = Player.objects.filter(
-            user_id__in=user_ids, game__status=Game.Status.FINISHED, game__hints_used=False
-        ).exclude(user_id__in=off)
+        finished = Player.objects.filter(user_id__in=user_ids, game__status=Game.Status.FINISHED).exclude(
+            user_id__in=off
+        )
+        # The one rule of the records (dicegame.records), as the statistics and the end of a game count.
         return [_rating_board(user_ids, off), *_leaderboards(counted_seats(finished), None)]
 
     boards = versions.cached(key, names, compute, versions=current)

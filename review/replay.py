@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy
 from dicegame import charts
 from dicegame.labels import box_label, keep_label
 from dicegame.models import Game, GameAnalysis, Player
-from dicegame.records import STAND_IN_TURN_LIMIT
+from dicegame.records import counts_for_records
 from dicegame.rules.scoring import UPPER_BONUS, UPPER_BONUS_THRESHOLD, Box, Scoresheet
 from dicegame.strategy import analysis as A
 from winprob import live as winprob_live
@@ -198,8 +198,10 @@ class SeatReview:
 
     @property
     def not_counted(self) -> bool:
-        """A person's seat whose game does not count for their records (STAND_IN_TURN_LIMIT)."""
-        return not self.player.is_bot and self.stand_in_turns > STAND_IN_TURN_LIMIT
+        """A person's seat whose game does not count for their records (dicegame.records' one rule)."""
+        return not self.player.is_bot and not counts_for_records(
+            game=self.player.game, stand_in_turns=self.stand_in_turns
+        )
 
     @property
     def counts(self) -> list[tuple[str, str, int]]:

@@ -26,7 +26,7 @@ from dicegame import charts, versions
 from dicegame.analysis_store import analyse_pending
 from dicegame.labels import box_label
 from dicegame.models import Game, Player
-from dicegame.records import AT_TABLE, STAND_IN_TURN_LIMIT, counted_seats, stand_in_turns
+from dicegame.records import AT_TABLE, COUNTS, counted_seats, counts_for_records, stand_in_turns
 from dicegame.rules.scoring import UPPER_BONUS_THRESHOLD, UPPER_BOXES, Box
 from dicegame.strategy import analysis as A
 from review.replay import label_name
@@ -191,7 +191,7 @@ def _player_stats(seats) -> PlayerStats:
     beaten = Exists(at_table.filter(total__gt=OuterRef("total")))
     tied = Exists(at_table.filter(total=OuterRef("total")))
     win = ~Q(game__kind=Game.Kind.SOLO) & AT_TABLE & ~Q(beaten)
-    counted = Q(stand_in_turns__lte=STAND_IN_TURN_LIMIT)
+    counted = COUNTS  # the one rule of the records (dicegame.records)
     kinds = {
         row["game__kind"]: row
         for row in seats.alias(stand_in_turns=stand_in_turns())
@@ -383,7 +383,8 @@ def _accuracy(stats: PlayerStats, rows: list[tuple[int, Any, dict]]) -> None:
 
 
 def recent_games(*, user_id: int, only_kind: str | None = None, limit: int = 10) -> list[Player]:
-    """The user's newest finished seats, each with `stand_in_turns` (see `counts_for_records`)."""
+    """The user's newest finished seats, each with `stand_in_turns` and `counts` (whether it counts for
+    the records: `dicegame.records.counts_for_records`)."""
     seats = (
         _finished_seats(user_id)
         .select_related("game")
@@ -392,4 +393,7 @@ def recent_games(*, user_id: int, only_kind: str | None = None, limit: int = 10)
     )
     if only_kind:
         seats = seats.filter(game__kind=only_kind)
-    return list(seats[:limit])
+    seats = list(seats[:limit])
+    for seat in seats:
+        seat.counts = counts_for_records(game=seat.game, stand_in_turns=seat.stand_in_turns)
+    return seats

@@ -151,7 +151,6 @@ def player_detail(request: HttpRequest, username: str) -> HttpResponse:
         "recent": recent,
         "thresholds": replay.thresholds(),
         "records_rule": records.records_rule(),
-        "stand_in_limit": records.STAND_IN_TURN_LIMIT,
         "bot_accuracy": yardsticks.bot_accuracy(),
         "accuracy_scale": A.ACCURACY_SCALE,
         "cache_versions": current,

@@ -2,9 +2,14 @@
 
 The pure computation is `dicegame.strategy.winprob`; here a game's seats become positions, and two
 caches keep the cost of a change small: a seat's distribution of final totals is kept by its position
-in this process (a change moves one seat, the others' futures are not played again), and the chances
-of a whole position are kept in the shared cache (a hold or a choice of box changes the version but
-not the position: the answer is at hand).
+(in the child process that works them out: a change moves one seat, the others' futures are not played
+again), and the chances of a whole position are kept in the shared cache under the position alone, so
+one result serves every game, process and viewer that reaches it (a hold or a choice of box changes the
+version but not the position: the answer is at hand). The futures' seed is fixed (BAR_SEED), so a
+position has one answer wherever it is worked out.
+
+Only `winprob.live` works chances out, on its worker thread (in the niced child) or, in plain
+synchronous code, at once; a request reads the cache.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from .models import WinBarChoice
 
 CACHE_SECONDS = 6 * 3600
 SEATS_COLOURS = 4
+# The futures' seed of every position: a position's figures are the same in every game that reaches it.
+BAR_SEED = 0
 
 
 class _Lru(OrderedDict):
@@ -82,32 +89,28 @@ def positions(players: list[Player], turn: Turn | None) -> list[SeatPosition]:
     return out
 
 
-def position_key(game: Game, seats: list[SeatPosition]) -> str:
+def position_key(seats: list[SeatPosition]) -> str:
+    """The shared cache's key of a position (every seat's sheet, the dice showing and the rolls left):
+    the same in every game."""
     text = repr([(s.sheet.to_dict(), s.dice and tuple(sorted(s.dice)), s.rolls_left, s.out) for s in seats])
-    return f"winprob:v1:{game.pk}:{hashlib.sha256(text.encode()).hexdigest()[:32]}"
+    return f"winprob:v2:{hashlib.sha256(text.encode()).hexdigest()[:32]}"
 
 
-def cached_chances(game: Game, players: list[Player], turn: Turn | None) -> list[float] | None:
-    return cache.get(position_key(game, positions(players, turn)))
+def cached_chances(players: list[Player], turn: Turn | None) -> list[float] | None:
+    """The position's chances if worked out already (by any process, for any game); else None."""
+    return cache.get(position_key(positions(players, turn)))
 
 
-def game_chances(
-    game: Game, players: list[Player], turn: Turn | None, *, in_child: bool = False
-) -> list[float]:
-    """Each seat's chance of finishing first (seat order), computed or from the cache. `in_child`: in
-    the niced child process (winprob.process), as the live push worker does."""
-    seats = positions(players, turn)
-    key = position_key(game, seats)
-    chances = cache.get(key)
-    if chances is None:
-        # The seed is the game's: the same position gives the same figures in every process.
-        if in_child and process.available():
-            chances = process.chances(seats, DEFAULT_SAMPLES, game.pk)
-        else:
-            chances = win_chances(
-                Strategy.shared().values, seats, n=DEFAULT_SAMPLES, seed=game.pk, cache=_distributions
-            )
-        cache.set(key, chances, CACHE_SECONDS)
+def compute_chances(seats: list[SeatPosition], *, in_child: bool) -> list[float]:
+    """Work out a position's chances (seat order) and keep them in the shared cache. `in_child`: in the
+    niced child process (winprob.process), as a server's worker thread does."""
+    if in_child and process.available():
+        chances = process.chances(seats, DEFAULT_SAMPLES, BAR_SEED)
+    else:
+        chances = win_chances(
+            Strategy.shared().values, seats, n=DEFAULT_SAMPLES, seed=BAR_SEED, cache=_distributions
+        )
+    cache.set(position_key(seats), chances, CACHE_SECONDS)
     return chances
 
 
@@ -134,23 +137,22 @@ def bar_seats(players: list[Player], chances: list[float]) -> list[BarSeat]:
 
 
 def page_bar(game: Game, players: list[Player], turn: Turn | None, mine: Player | None) -> dict | None:
-    """The bar as the game page draws it for this viewer (None: no bar). A spectator always sees it; a
-    seat may switch it on in a game that is not rated. The chances come from the cache when they are
-    there; otherwise the region asks for them when it loads (winprob.views.bar), so the page is not
-    held up."""
-    if not has_bar(game, players):
+    """The bar as the game page draws it for this viewer (None: no bar). A spectator sees it, a seat may
+    switch it on, in a game that is not rated (nobody sees a rated game's chances while it is played:
+    a player would watch their own through the invitation link in another browser; its review shows
+    them afterwards). The chances come from the cache when they are there; otherwise the region asks
+    for them when it loads (winprob.views.bar), so the page is not held up."""
+    if not has_bar(game, players) or game.rated:
         return None
     if mine is None:
         shown, on, can_toggle = True, False, False
     else:
-        if game.rated:
-            return None
         on = WinBarChoice.objects.filter(player=mine).exists()
         if on:
             note_opted_in(game)
         shown, can_toggle = on, True
     seats = []
     if shown:
-        chances = cached_chances(game, players, turn)
+        chances = cached_chances(players, turn)
         seats = bar_seats(players, chances) if chances is not None else []
     return {"shown": shown, "on": on, "can_toggle": can_toggle, "seats": seats}

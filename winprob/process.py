@@ -13,6 +13,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
+from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
 
 from dicegame.rules.scoring import Scoresheet
@@ -20,6 +21,8 @@ from dicegame.strategy import Strategy
 from dicegame.strategy import winprob as W
 
 NICENESS = 10
+# A seat's distribution of final totals is at most ~13 KB: 2,048 of them stay under 30 MB.
+CACHED_SEATS = 2048
 
 _pool: ProcessPoolExecutor | None = None
 _lock = threading.Lock()
@@ -27,18 +30,35 @@ _values = None
 _cache = None
 
 
+class _Lru(OrderedDict):
+    """A seat's distributions by its position, the least recently used going first when full (clearing
+    them all at once made every game's next position re-play all its seats)."""
+
+    def __init__(self, size: int):
+        super().__init__()
+        self.size = size
+
+    def get(self, key, default=None):
+        if key not in self:
+            return default
+        self.move_to_end(key)
+        return self[key]
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+        if len(self) > self.size:
+            self.popitem(last=False)
+
+
 def _start() -> None:
     global _values, _cache
     os.nice(NICENESS)
 
     _values = Strategy.shared().values
-    _cache = {}
+    _cache = _Lru(CACHED_SEATS)
 
 
 def _chances(seats, n: int, seed: int) -> list[float]:
-
-    if len(_cache) > 512:  # a seat's distribution is at most ~13 KB
-        _cache.clear()
     positions = [
         W.SeatPosition(Scoresheet.from_dict(sheet), dice, left, out) for sheet, dice, left, out in seats
     ]

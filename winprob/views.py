@@ -1,10 +1,18 @@
 """The winning chances bar: a player switches it on or off for themselves, and the region fetches its
-figures when the page had none at hand (a page load never waits for them)."""
+figures when the page had none at hand (a page load never waits for them).
+
+No request works chances out: they are read from the shared cache. When a position's are missing, a
+guest gets nothing (204: the figures follow by push once worked out for the game's screens); a
+logged-in viewer's request also asks for them (`live.request_bar`: once per position, in the niced
+child, in the fair queue; 202). A logged-in person's requests are counted, PENTA_WIN_BAR_ASKS_PER_MINUTE
+a minute (429 beyond)."""
 
 from __future__ import annotations
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
+from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -17,6 +25,7 @@ from dicegame.models import Game, Player, Turn
 from dicegame.play import selectors
 
 from . import chances as wp
+from . import live
 from .models import WinBarChoice
 
 GAME_TEMPLATE = "dicegame/game.html"
@@ -36,12 +45,23 @@ def _turn(game: Game) -> Turn | None:
 
 
 def _region(request: HttpRequest, game: Game, players: list[Player], mine: Player | None, token: str):
-    turn = _turn(game)
-    bar = wp.page_bar(game, players, turn, mine)
-    if bar is not None and bar["shown"] and not bar["seats"]:
-        bar["seats"] = wp.bar_seats(players, wp.game_chances(game, players, turn))
+    """The region as it stands: with the figures if they are worked out; else "working out" (they follow
+    by push)."""
+    bar = wp.page_bar(game, players, _turn(game), mine)
     context = {"game": game, "win_bar": bar, "oob": True, "token": token}
     return TemplateResponse(request, f"{GAME_TEMPLATE}#win-bar", context)
+
+
+def _ask_allowed(user_id: int) -> bool:
+    """Count one ask of this person's against the minute's limit, in one atomic step (incr)."""
+    key = f"winprob:asks:{user_id}"
+    cache.add(key, 0, timeout=60)
+    try:
+        asked = cache.incr(key)
+    except ValueError:  # the minute ended between the two calls
+        cache.add(key, 1, timeout=60)
+        asked = 1
+    return asked <= settings.PENTA_WIN_BAR_ASKS_PER_MINUTE
 
 
 @require_GET
@@ -60,6 +80,23 @@ def bar(request: HttpRequest, game_id: int) -> HttpResponse:
             )
         if not WinBarChoice.objects.filter(player=mine).exists():
             return message_response(request, _("Switch the winning chances on first."), status=403)
+    elif game.rated:
+        return message_response(
+            request,
+            _("The winning chances of a rated game are shown once it is over, in its review."),
+            status=403,
+        )
+    if request.user.is_authenticated and not _ask_allowed(request.user.pk):
+        return message_response(
+            request, _("Too many requests for the winning chances: wait a minute."), status=429
+        )
+    turn = _turn(game)
+    if wp.cached_chances(players, turn) is None:
+        if not request.user.is_authenticated:
+            return HttpResponse(status=204)  # a guest makes nothing be worked out
+        live.request_bar(game, players, turn, request.LANGUAGE_CODE)
+        if wp.cached_chances(players, turn) is None:
+            return HttpResponse(status=202)  # on its way: the figures follow by push
     return _region(request, game, players, mine, token)
 
 
@@ -90,6 +127,9 @@ def toggle(request: HttpRequest, game_id: int) -> HttpResponse:
         # two get_or_create calls both missed the row and the second insert broke the unique seat.
         WinBarChoice.objects.bulk_create([WinBarChoice(player=mine)], ignore_conflicts=True)
         wp.note_opted_in(game)
+        # The player's own bar of the position as it stands: worked out once (a repeated toggle
+        # finds it in the cache or queued), off this request.
+        live.request_bar(game, players, _turn(game), request.LANGUAGE_CODE)
     else:
         WinBarChoice.objects.filter(player=mine).delete()
     if mine.channel_name:

@@ -91,6 +91,9 @@ def _act_locked(game_id, actor, turn_number, rolls_seen, action, change, started
         except GameActionError as exc:
             if not settled:
                 raise  # nothing to keep: the new version rolls back with everything else
+            # What the clock wrote meanwhile (an auto-commit, often the very turn the player acted
+            # on): the refusal's answer shows it, as the push does.
+            exc.written = list(game.written)
             error = exc
         if game.status != status:
             game.save(update_fields=["status", "finished_at"])
@@ -132,17 +135,18 @@ class ZeroNeedsConfirmation(GameActionError):
         self.box = box
 
 
-def _check_zero(t: Turn, box: Box) -> None:
-    """Refuse a zero while another open box scores (a true sacrifice, every box 0, needs no asking)."""
+def _zero_question(t: Turn, box: Box) -> ZeroNeedsConfirmation | None:
+    """The question to ask before a zero while another open box scores (a true sacrifice, every box 0,
+    needs no asking)."""
     if not t.dice:
-        return
+        return None
     options = t.player.sheet.options(tuple(t.dice))
     if options.get(box, 1) != 0:
-        return
+        return None
     best_box, best_points = max(options.items(), key=lambda item: item[1])
     if best_points <= 0:
-        return
-    raise ZeroNeedsConfirmation(
+        return None
+    return ZeroNeedsConfirmation(
         _("Write 0 in %(box)s? %(other)s would score %(points)s.")
         % {"box": box_label(box), "other": box_label(best_box), "points": best_points},
         box=box.name,
@@ -150,20 +154,41 @@ def _check_zero(t: Turn, box: Box) -> None:
 
 
 def turn_choose_box(
-    *, game_id: int, actor: Actor, turn: int, roll: int, box: str, confirm_zero: bool = True
+    *,
+    game_id: int,
+    actor: Actor,
+    turn: int,
+    roll: int,
+    box: str,
+    confirm_zero: bool = True,
+    write: bool = False,
 ) -> Game:
-    """Select the box the turn will be written in (confirming writes it). Stops the auto-commit.
+    """Select the box the turn will be written in (confirming writes it), or with `write` select it
+    and write it at once. Stops the auto-commit.
 
     The game page passes `confirm_zero=False` until the person has confirmed a zero: a box that would
-    score 0 while another open box scores is then refused (ZeroNeedsConfirmation, changing nothing)."""
+    score 0 while another open box scores is then not chosen but asked about (ZeroNeedsConfirmation).
+    The question changes nothing, except that a running auto-commit waits for the answer, for a bounded
+    time (moves.hold_auto_commit): the clock never writes behind an open question, and a question
+    cannot stall the game. Where nothing is held, the question rolls back like any refusal."""
     chosen = moves.parse_box(box)
+    asked: list[ZeroNeedsConfirmation] = []
 
     def action(game: Game, t: Turn) -> None:
-        if not confirm_zero:
-            _check_zero(t, chosen)
+        question = None if confirm_zero else _zero_question(t, chosen)
+        if question is not None:
+            if not moves.hold_auto_commit(t):
+                raise question
+            asked.append(question)
+            return
         moves.choose(t, chosen)
+        if write:
+            moves.write(game, t, chosen, auto=False)
 
-    return _act(game_id, actor, turn, roll, action, change=events.CHOICE, kind="choose")
+    game = _act(game_id, actor, turn, roll, action, change=None if write else events.CHOICE, kind="choose")
+    if asked:
+        raise asked[0]  # after the commit: the held auto-commit stands, the question goes to the page
+    return game
 
 
 def turn_confirm(*, game_id: int, actor: Actor, turn: int, roll: int) -> Game:

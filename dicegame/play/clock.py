@@ -36,8 +36,9 @@ def settle_locked(game: Game, *, hurry: bool = False) -> int:
     if not (game.is_active and closes_at is not None and now >= closes_at):
         return _apply_due(game, now, hurry=hurry)
     # What fell due before the closing time comes first, as the clock would have applied it then (a
-    # clock that was down catches up in order); then the game ends as it stands. (A daily game: its day
-    # is over and its seed is public now. A correspondence game: nobody has moved in it for too long.)
+    # clock that was down catches up in order); then the game ends as it stands. (A game on shared dice:
+    # its day or its round is over and its seed is public now. A correspondence game: nobody has moved in
+    # it for too long.)
     changes = _apply_due(game, closes_at, hurry=False, in_order=True)
     if game.is_active:
         # Every person still at the table is marked as left at the closing time, as a resignation would.
@@ -143,11 +144,11 @@ def games_settle_overdue(*, game_ids=None) -> int:
     due = Turn.objects.filter(completed_at__isnull=True, game__status=Game.Status.ACTIVE).filter(
         Q(auto_commit_at__lte=now) | Q(next_step_at__lte=now) | Q(deadline_at__lte=now)
     )
-    # Correspondence games nobody has moved in for too long end as they stand (Game.closes_at).
-    idle = Game.objects.filter(
-        status=Game.Status.ACTIVE,
-        pace=Game.Pace.CORRESPONDENCE,
-        moved_at__lte=now - timedelta(seconds=IDLE_END_SECONDS),
+    # Correspondence games nobody has moved in for too long, and games on shared dice (a tournament
+    # round) whose window has ended, end as they stand (Game.closes_at).
+    idle = Game.objects.filter(status=Game.Status.ACTIVE).filter(
+        Q(pace=Game.Pace.CORRESPONDENCE, moved_at__lte=now - timedelta(seconds=IDLE_END_SECONDS))
+        | Q(shared_until__lte=now)
     )
     if game_ids is not None:
         due, idle = due.filter(game_id__in=game_ids), idle.filter(pk__in=game_ids)

@@ -25,16 +25,29 @@ MAX_COMPUTER_OPPONENTS = 3
 
 
 def game_create(
-    *, actor: Actor, kind: str, bots: list[str] = (), seed: str | None = None, daily_date=None
+    *,
+    actor: Actor,
+    kind: str,
+    bots: list[str] = (),
+    seed: str | None = None,
+    daily_date=None,
+    dice_key: str = "",
+    shared_until=None,
 ) -> Game:
     """A new game with its first turn: the actor in the first seat, then a computer player of each
     strength in `bots`. `seed` and `daily_date`: a daily challenge's game, on the day's seed drawn and
-    committed to ahead (`daily.services.attempt_start`); otherwise a new secret seed."""
+    committed to ahead (`daily.services.attempt_start`); `seed`, `dice_key` and `shared_until`: a game on
+    dice shared with others until then (a tournament round's); otherwise a new secret seed."""
     if actor.user_id is None and not actor.guest_key:
         raise GameActionError(_("Start a game from the home page."), status=400)
     seed = seed or dice.new_seed()
     game = Game.objects.create(
-        kind=kind, seed=seed, seed_commitment=dice.commitment(seed), daily_date=daily_date
+        kind=kind,
+        seed=seed,
+        seed_commitment=dice.commitment(seed),
+        daily_date=daily_date,
+        dice_key=dice_key,
+        shared_until=shared_until,
     )
     human = Player.objects.create(
         game=game,
@@ -102,6 +115,8 @@ def game_set_hints(*, game_id: int, actor: Actor, on: bool) -> Game:
         raise GameActionError(_("Hints are not available in games against other people."), status=403)
     if game.daily_date is not None:
         raise GameActionError(_("There are no hints in the daily challenge."))
+    if game.on_shared_dice:
+        raise GameActionError(_("There are no hints in a tournament game."))
     check_active(game)
     # Every seat the actor plays: one, or all the people's seats of a local game (hints for the game).
     for seat in (p for p in game.players.all() if actor.owns(p)):

@@ -24,6 +24,7 @@ from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
 from dicegame.models import Game, Player, Turn
 from dicegame.play.prepared import PreparedSelect, PreparedUpdateReturning
+from dicegame.rules.turn import RATED_TURN_SECONDS
 
 # The statements of every action, compiled once (dicegame.play.prepared).
 # A person's action: a new version, and the time a person last moved (a correspondence game that nobody
@@ -140,14 +141,15 @@ def start_turn(game: Game, player: Player, *, number: int, round_: int, at) -> T
 
 def turn_deadline(game: Game, player: Player, at):
     """When a person's turn that starts at `at` runs out: a correspondence game's move time; the turn
-    timer of a live game against friends; a player with no open screen gets a grace period even when
-    the timer is off, so an absent player never stalls the table."""
+    timer of a live game against friends (a rated one always has one: RATED_TURN_SECONDS if it was made
+    without); a player with no open screen gets a grace period even when the timer is off, so an absent
+    player never stalls the table."""
     if game.kind != Game.Kind.FRIENDS:
         return None
     if game.is_correspondence:
         return at + timedelta(seconds=game.move_seconds)
-    if game.turn_seconds:
-        return at + timedelta(seconds=game.turn_seconds)
+    if game.turn_seconds or game.rated:
+        return at + timedelta(seconds=game.turn_seconds or RATED_TURN_SECONDS)
     if not player.connected:
         return at + timedelta(seconds=settings.PENTA_ABSENT_GRACE_SECONDS)
     return None

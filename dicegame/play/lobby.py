@@ -66,22 +66,25 @@ class Rematch:
     i_accepted: bool
     lapsed: bool
     game: Game | None
+    # A spectator: nothing to say yes to, but the page follows the table into the rematch.
+    watching: bool = False
 
 
 def game_rematch(*, game: Game, actor: Actor) -> Rematch | None:
+    """The rematch after a game against friends, for a player or for a spectator (whoever may see the
+    game: the view checked it)."""
     if game.kind != Game.Kind.FRIENDS or not game.is_finished or game.finished_at is None:
         return None
     humans = [p for p in game.players.all() if not p.is_bot]
     mine = next((p for p in humans if actor.owns(p)), None)
-    if mine is None:
-        return None
     deadline = game.finished_at + timedelta(minutes=settings.PENTA_REMATCH_MINUTES)
     return Rematch(
         accepted=[p.name for p in humans if p.rematch_accepted],
         waiting=[p.name for p in humans if not p.rematch_accepted],
-        i_accepted=mine.rematch_accepted,
+        i_accepted=mine is not None and mine.rematch_accepted,
         lapsed=timezone.now() > deadline,
         game=Game.objects.filter(rematch_of=game).first(),
+        watching=mine is None,
     )
 
 

@@ -10,6 +10,7 @@ unchanged. Local games never count for leaderboards (`dicegame.records.counted_s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
@@ -18,7 +19,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts.models import SentNotice
 from accounts.selectors import are_friends, friends_of
+from accounts.services import NoticeLimited, notice_quota_take
 from dicegame import notices, versions
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
@@ -116,6 +119,16 @@ def local_game_create(*, actor: Actor, seats: list[SeatSpec], hints: bool = Fals
     return game
 
 
+def again_query(players: list[Player]) -> str:
+    """The new-game form's query for the same table again: the people's names and the computers'
+    strengths, in their seats' order (the form is filled in, not sent: they may change a name)."""
+    people = [p for p in players if not p.is_bot][:MAX_SEATS]
+    bots = [p for p in players if p.is_bot][: MAX_SEATS - MIN_PEOPLE]
+    fields = [(f"name_{n}", p.name) for n, p in enumerate(people, 1)]
+    fields += [(f"computer_{n}", p.bot_strength) for n, p in enumerate(bots, 1)]
+    return urlencode(fields)
+
+
 def local_games_claim(*, user: AbstractBaseUser, guest_key: str) -> int:
     """A guest logged in or signed up: the local games they created from this session move into the
     account (they keep acting for them). Returns how many seats moved."""
@@ -157,6 +170,26 @@ def seat_link_request(*, user: AbstractBaseUser, game_id: int, seat: int, userna
         if Player.objects.filter(game=game, user=friend).exists():
             raise GameActionError(
                 _("%(name)s already has a column in this game.") % {"name": friend.get_username()}
+            )
+        try:
+            notice_quota_take(
+                sender_id=user.pk,
+                recipient_id=friend.pk,
+                recipient_name=friend.get_username(),
+                kind=SentNotice.Kind.COLUMN,
+            )
+        except NoticeLimited as exc:
+            raise GameActionError(exc.message, status=exc.status) from None
+        if SeatLink.objects.filter(player__game=game, to_user=friend).exists():
+            # One offer of a game to a friend (offering it again sent a notice each time); checked under the
+            # sender's row lock (taken by the count), so offers sent at once cannot both pass.
+            raise GameActionError(
+                _(
+                    "You have already offered %(name)s a column of this game: they confirm or decline it "
+                    "on their My games page."
+                )
+                % {"name": friend.get_username()},
+                status=409,
             )
         SeatLink.objects.filter(player=player, status=SeatLink.Status.PENDING).update(
             status=SeatLink.Status.DECLINED, answered_at=timezone.now()

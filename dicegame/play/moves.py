@@ -3,7 +3,7 @@ choosing a box, writing it and passing the turn on (or ending the game)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.utils import timezone
@@ -17,7 +17,7 @@ from dicegame.play.kernel import start_turn
 from dicegame.play.prepared import save_fields
 from dicegame.rules import dice
 from dicegame.rules.scoring import Box, Scoresheet
-from dicegame.rules.turn import MAX_ROLLS, ROUNDS
+from dicegame.rules.turn import MAX_ROLLS, QUESTION_HOLD_SECONDS, ROUNDS
 
 
 def roll(game: Game, t: Turn) -> None:
@@ -72,6 +72,24 @@ def choose(t: Turn, box: Box) -> None:
     t.chosen_at = timezone.now()
     t.auto_commit_at = None
     save_fields(t, ["chosen_box", "chosen_at", "auto_commit_at"])
+
+
+def hold_auto_commit(t: Turn) -> bool:
+    """The page asks the player a question (a zero to confirm) while the auto-commit runs: the clock
+    waits for the answer, QUESTION_HOLD_SECONDS from now, but never past QUESTION_HOLD_SECONDS after
+    the auto-commit's own time, however often a question is asked (a question cannot stall the game).
+    False when nothing was held: no countdown runs, or it is held as long as it may be already."""
+    if t.auto_commit_at is None or not t.roll_times:
+        return False
+    hold = timedelta(seconds=QUESTION_HOLD_SECONDS)
+    rolled = datetime.fromtimestamp(t.roll_times[-1], tz=UTC)
+    latest = rolled + timedelta(seconds=settings.PENTA_AUTO_COMMIT_SECONDS) + hold
+    held = min(timezone.now() + hold, latest)
+    if held <= t.auto_commit_at:
+        return False
+    t.auto_commit_at = held
+    save_fields(t, ["auto_commit_at"])
+    return True
 
 
 def write(game: Game, t: Turn, box: Box, *, auto: bool, at=None) -> None:

@@ -13,7 +13,9 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts.models import SentNotice
 from accounts.selectors import are_friends
+from accounts.services import NoticeLimited, notice_quota_take
 from dicegame import notices
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
@@ -47,7 +49,8 @@ def room_create(
     *, actor: Actor, seats: int, turn_seconds: int, rated: bool = False, move_seconds: int = 0
 ) -> Game:
     """A room for 2-4 players with its host in the first seat; others join by invitation or link.
-    `rated`: the game moves its people's ratings (`ratings`), and hints are off in it. `move_seconds`
+    `rated`: the game moves its people's ratings (`ratings`), and hints are off in it; it needs a turn
+    timer (or a move time: every rated game has a clock). `move_seconds`
     (one of MOVE_TIME_CHOICES): a correspondence game with that much time a move (the turn timer is
     then not used); 0: a live game."""
     user_id = _user_actor(actor)
@@ -60,6 +63,11 @@ def room_create(
         turn_seconds = 0
     elif turn_seconds not in TURN_TIMER_CHOICES:
         raise GameActionError(_("The turn timer is off, 30, 60 or 120 seconds."), status=400)
+    elif rated and not turn_seconds:
+        # A stall must never be a way out of a loss: the clock plays a turn not taken in time.
+        raise GameActionError(
+            _("A rated game needs a clock: choose a turn timer of 30, 60 or 120 seconds."), status=400
+        )
     game = _new_friends_game(
         host_id=user_id,
         seats=seats,
@@ -174,12 +182,21 @@ def room_invite(*, game_id: int, actor: Actor, username: str) -> Invitation:
             _("The host removed %(name)s from this room.") % {"name": friend.username}, status=403
         )
     _next_seat(game)
-    invitation, created = Invitation.objects.get_or_create(
-        game=game, to_user=friend, defaults={"from_user_id": user_id}
-    )
-    if not created:
-        if invitation.status == Invitation.Status.PENDING:
-            raise GameActionError(_("%(name)s is already invited.") % {"name": friend.username})
+    invitation = Invitation.objects.filter(game=game, to_user=friend).first()
+    if invitation is not None and invitation.status == Invitation.Status.PENDING:
+        raise GameActionError(_("%(name)s is already invited.") % {"name": friend.username})
+    try:
+        notice_quota_take(
+            sender_id=user_id,
+            recipient_id=friend.pk,
+            recipient_name=friend.username,
+            kind=SentNotice.Kind.INVITATION,
+        )
+    except NoticeLimited as exc:
+        raise GameActionError(exc.message, status=exc.status) from None
+    if invitation is None:
+        invitation = Invitation.objects.create(game=game, to_user=friend, from_user_id=user_id)
+    else:
         invitation.status = Invitation.Status.PENDING
         invitation.save(update_fields=["status"])
     bump(game)

@@ -7,6 +7,7 @@ the end are `dicegame.play.lobby`."""
 from __future__ import annotations
 
 import hmac
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -18,7 +19,8 @@ from django.utils.translation import gettext as _
 from accounts.selectors import friend_ids
 from dicegame.actors import Actor
 from dicegame.models import Game, Invitation, Player, Turn
-from dicegame.records import STAND_IN_TURN_LIMIT, seat_left, stand_in_turns
+from dicegame.records import counts_for_records, seat_left, stand_in_turns
+from dicegame.rules.scoring import UPPER_BONUS_THRESHOLD, Box
 
 
 def _seat_filter(actor: Actor, prefix: str = "") -> Q:
@@ -35,12 +37,29 @@ def _seat_filter(actor: Actor, prefix: str = "") -> Q:
     return q
 
 
+# Who else may see a game on shared dice, as the apps that deal them say (a tournament: whoever may see
+# it, once the round is over). Registered from their AppConfig.ready, as the events bus is; play imports
+# none of them.
+ViewerRule = Callable[[Game, Actor], bool]
+_viewer_rules: list[ViewerRule] = []
+
+
+def register_viewer_rule(rule: ViewerRule) -> None:
+    """Let `rule(game, actor)` open a game on shared dice (`Game.on_shared_dice`) to more viewers; it is
+    asked about no other game."""
+    if rule not in _viewer_rules:
+        _viewer_rules.append(rule)
+
+
 def game_visible(*, game: Game, actor: Actor, token: str = "") -> bool:
     """Who may see a game (the one rule for the page, its tick, its socket and its review): its
     players; and for games against friends also whoever holds its invitation link, logged in or not,
-    and the people invited to it and the friends of its players (as spectators)."""
+    and the people invited to it and the friends of its players (as spectators); for a game on shared
+    dice, whoever the app that dealt them lets in (`register_viewer_rule`)."""
     players = list(game.players.all())
     if any(actor.owns(p) for p in players):
+        return True
+    if game.on_shared_dice and any(rule(game, actor) for rule in _viewer_rules):
         return True
     if game.kind != Game.Kind.FRIENDS:
         return False
@@ -75,6 +94,34 @@ def game_turn_log(*, game: Game) -> list[Turn]:
     )
 
 
+WRITTEN_SINCE_LIMIT = 8  # a page that fell far behind is redrawn; it cheers for the latest turns only
+
+
+def turns_written_since(*, game: Game, number: int) -> list[tuple[Turn, bool]]:
+    """The turns written from turn `number` on, each with whether it reached its seat's upper bonus: what
+    a page that showed turn `number` has not seen written (the clock may have written it before the
+    page's tick came: that answer still tells what happened, as `moves.write` tells a push)."""
+    turns = list(
+        Turn.objects.filter(game=game, number__gte=number, completed_at__isnull=False)
+        .exclude(box="")
+        .select_related("player")
+        .order_by("-number")[:WRITTEN_SINCE_LIMIT]
+    )[::-1]
+    written = []
+    for t in turns:
+        # The seat's upper total after this turn: now, less the upper boxes it wrote later.
+        mine_later = (u for u in turns if u.player_id == t.player_id and u.number > t.number)
+        later = sum(u.points for u in mine_later if _upper(u))
+        after = t.player.sheet.upper_total - later
+        before = after - (t.points if _upper(t) else 0)
+        written.append((t, before < UPPER_BONUS_THRESHOLD <= after))
+    return written
+
+
+def _upper(turn: Turn) -> bool:
+    return Box[turn.box].is_upper
+
+
 # -- history -----------------------------------------------------------------------------------------
 
 
@@ -101,8 +148,10 @@ class HistoryRow:
 
     @property
     def not_counted(self) -> bool:
-        """A finished game that does not count for this seat's records (review.STAND_IN_TURN_LIMIT)."""
-        return self.game.is_finished and self.me.stand_in_turns > STAND_IN_TURN_LIMIT
+        """A finished game that does not count for this seat's records (dicegame.records' one rule)."""
+        return self.game.is_finished and not counts_for_records(
+            game=self.game, stand_in_turns=self.me.stand_in_turns
+        )
 
     @property
     def result(self) -> str:

@@ -39,14 +39,18 @@ class Box(Enum):
     CHANCE = 11
     PENTA = 12
 
-    @property
-    def is_upper(self) -> bool:
-        return self.value < 6
+    # Plain attributes of each member, not properties: the sheet asks them for every box of every
+    # total, and an enum's property (through its `value` descriptor) costs ten times a plain read.
+    is_upper: bool
+    face: int | None  # the face an upper box counts (Ones -> 1); None for lower boxes
 
-    @property
-    def face(self) -> int | None:
-        """The face an upper box counts (Ones -> 1); None for lower boxes."""
-        return self.value + 1 if self.is_upper else None
+    def __init__(self, index: int):
+        self.is_upper = index < 6
+        self.face = index + 1 if index < 6 else None
+
+    # A member is its own identity (Enum compares by identity): hashed as such, in C, instead of by
+    # Enum's hash of its name in Python, which every dict keyed by boxes paid on every lookup.
+    __hash__ = object.__hash__
 
     @classmethod
     def upper(cls, face: int) -> Box:
@@ -143,7 +147,7 @@ def _valid_points(box: Box, points: object) -> bool:
 class Scoresheet:
     """One player's sheet: the filled boxes and the Penta bonuses. Immutable; `place` returns a new one."""
 
-    __slots__ = ("_boxes", "_penta_bonus")
+    __slots__ = ("_boxes", "_lower_total", "_penta_bonus", "_upper_total")
 
     def __init__(self, boxes: Mapping[Box, int] | None = None, penta_bonus: int = 0):
         boxes = dict(boxes or {})
@@ -159,6 +163,9 @@ class Scoresheet:
         ordered = {box: boxes[box] for box in Box if box in boxes}
         object.__setattr__(self, "_boxes", MappingProxyType(ordered))
         object.__setattr__(self, "_penta_bonus", penta_bonus)
+        # Immutable: the totals are worked out once (a screen reads them for every seat and row).
+        object.__setattr__(self, "_upper_total", sum(p for b, p in ordered.items() if b.is_upper))
+        object.__setattr__(self, "_lower_total", sum(p for b, p in ordered.items() if not b.is_upper))
 
     def __setattr__(self, name, value):
         raise AttributeError("Scoresheet is immutable")
@@ -180,7 +187,7 @@ class Scoresheet:
 
     @property
     def upper_total(self) -> int:
-        return sum(p for b, p in self._boxes.items() if b.is_upper)
+        return self._upper_total
 
     @property
     def upper_bonus(self) -> int:
@@ -188,7 +195,7 @@ class Scoresheet:
 
     @property
     def lower_total(self) -> int:
-        return sum(p for b, p in self._boxes.items() if not b.is_upper)
+        return self._lower_total
 
     @property
     def total(self) -> int:

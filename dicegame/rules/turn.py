@@ -5,6 +5,9 @@ from dicegame.rules.scoring import Box
 DICE = 5  # dice in a roll
 MAX_ROLLS = 3  # rolls in a turn: the first, and up to two rerolls
 ROUNDS = len(Box)  # a turn per box, for each seat
+# A question the page asks (a zero to confirm) holds a running auto-commit for the answer: for at most
+# this long after the question, and never more than this long past the auto-commit's own time.
+QUESTION_HOLD_SECONDS = 10
 
 # Correspondence games, played on each one's own time: the times a move may have (an hour to three
 # days), how many moves missed in a row forfeit the seat (the computer played them; as if the player had
@@ -16,3 +19,6 @@ IDLE_END_SECONDS = 14 * 24 * 3600
 CORRESPONDENCE_GAMES_MAX = 50
 # A reminder goes when this share of a move's time is left.
 REMINDER_SHARE = 0.2
+# A rated game always has a clock: a live one with no turn timer of its own (made before the rule) gets
+# this one, so a player who keeps the page open and never moves loses on time instead of stalling it.
+RATED_TURN_SECONDS = 60

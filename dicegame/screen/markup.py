@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language, pgettext
+from django.utils.translation import get_language, ngettext, pgettext
 from django.utils.translation import gettext as _
 
 from dicegame.labels import box_label
@@ -22,6 +22,7 @@ class Cell(NamedTuple):
     # A tuple, so the template unpacks it in its loop instead of looking up attributes per cell.
     filled: int | None  # points written, if filled
     option: int | None  # points the current dice would write here, if legal (current seat only)
+    written_for: bool = False  # written by the change shown, for its player (auto-commit, stand-in)
 
 
 def cells_html(cells: tuple[Cell, ...]) -> SafeString:
@@ -30,8 +31,13 @@ def cells_html(cells: tuple[Cell, ...]) -> SafeString:
     Made here rather than by a template loop: the cells are the same for every viewer, so they are
     made once per change, and they are the bulk of the sheet (a template loop costs ~1 ms a sheet)."""
     parts = []
-    for filled, option in cells:
-        if filled is not None:
+    for filled, option, written_for in cells:
+        if written_for:
+            points = int(filled)
+            parts.append(
+                f'<td class="filled written-for" data-score="{points}" data-written-for>{points}</td>'
+            )
+        elif filled is not None:
             parts.append(f'<td class="filled" data-score="{int(filled)}">{int(filled)}</td>')
         elif option is not None:
             parts.append(f'<td class="option"><span class="option-points">{int(option)}</span></td>')
@@ -137,10 +143,25 @@ def dice_html(board) -> SafeString:
     return mark_safe("\n".join(parts))
 
 
+@cache
+def box_name(language: str, box: Box, option: int | None, mine: int | None) -> str:
+    """A box button's accessible name: the box and its points for the viewer ("Ones, 3 points" on their
+    turn, "Ones, written 3" once written), so a screen reader hears what the sheet shows."""
+    label = box_label(box)
+    if mine is not None:
+        return _("%(box)s, written %(points)s") % {"box": label, "points": mine}
+    if option is not None:
+        text = ngettext("%(box)s, %(points)s point", "%(box)s, %(points)s points", option)
+        return text % {"box": label, "points": option}
+    return label
+
+
 def rows_html(board, upper: bool) -> SafeString:
     url = board.game_url
     parts = []
-    labels = box_label_html(get_language() or "")
+    language = get_language() or ""
+    labels = box_label_html(language)
+    question = board.question
     for row in board.rows:
         if row.is_upper != upper:
             continue
@@ -149,12 +170,41 @@ def rows_html(board, upper: bool) -> SafeString:
             f'<tr class="box-row{" chosen" if row.chosen else ""}"><th scope="row">'
             f'<button type="submit" form="game-form" class="box-button" data-box="{name}" '
             f'data-action="box-{name}" aria-pressed="{"true" if row.chosen else "false"}" '
+            f'aria-label="{escape(box_name(language, row.box, row.option, row.mine))}" '
             f'formaction="{url}choose/{name}/" hx-post="{url}choose/{name}/"'
             f"{' data-asks-zero' if row.asks_zero else ''}"
             f"{'' if row.selectable else ' disabled'}>{labels[row.box]}</button></th>"
             f"{row.cells_html}</tr>"
         )
+        if question is not None and question.box == name:
+            parts.append(question_html(board, question))
     return mark_safe("\n".join(parts))
+
+
+def question_html(board, q) -> str:
+    """The zero's question as a row under the box tapped: Yes writes the 0 at once, No redraws the board
+    without it (a link back to the page without JavaScript). Only in the answer to the tap, never in a
+    push."""
+    url = escape(q.url)
+    yes = escape(_("Yes, write 0 in %(box)s") % {"box": box_label(q.box)})
+    no = escape(_("No"))
+    url_back = escape(board.game_url)
+    return (
+        f'<tr class="zero-question" data-zero-question="{q.box}"><td colspan="{1 + len(board.seats)}">'
+        f'<form method="post" action="{url}" data-confirm-zero>'
+        f'<input type="hidden" name="csrfmiddlewaretoken" value="{escape(q.csrf)}">'
+        f'<input type="hidden" name="turn" value="{int(q.turn)}">'
+        f'<input type="hidden" name="roll" value="{int(q.roll)}">'
+        '<input type="hidden" name="confirm_zero" value="1"><input type="hidden" name="write" value="1">'
+        f'<p id="zero-question" role="alert">{escape(q.text)}</p>'
+        # htmx on the button, as on every control of the board: a tap made while another request is
+        # on its way is replayed on it (penta.js).
+        f'<button type="submit" class="primary" hx-post="{url}" data-action="zero-yes" '
+        f'aria-describedby="zero-question">{yes}</button> '
+        f'<a class="button-link" href="{url_back}" hx-get="{url_back}" data-action="zero-no" '
+        f"""hx-headers='{{"X-Penta-Resync": "1"}}'>{no}</a>"""
+        "</form></td></tr>"
+    )
 
 
 def seat_heads_html(board) -> SafeString:

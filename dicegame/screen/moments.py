@@ -11,15 +11,16 @@ from dataclasses import dataclass
 from django.db.models import Max
 from django.utils.translation import gettext as _
 
-from dicegame.models import Game, Player
-from dicegame.records import counted_seats
+from dicegame.labels import box_label
+from dicegame.models import Game, Player, Turn
+from dicegame.records import counted_seats, not_counted_reason
 from dicegame.rules.scoring import PENTA_BONUS, PENTA_SCORE, UPPER_BONUS, Box
 
 
 @dataclass(frozen=True)
 class Moment:
     key: str  # unique within the game: the kind and the turn (and roll)
-    kind: str  # "penta-rolled", "penta", "penta-bonus", "upper-bonus", "left"
+    kind: str  # "penta-rolled", "penta", "penta-bonus", "upper-bonus", "left", "written"
     text: str
 
 
@@ -72,6 +73,9 @@ def board_moments(state, viewer: Player | None = None) -> list[Moment]:
                     ),
                 )
             )
+        # Last: a banner takes the first moment's colour, and a box written for its player is no cheer.
+        if turn.auto_committed or turn.stand_in:
+            moments.append(Moment(f"written-{n}", "written", written_for(state, turn, viewer)))
     left = state.game.left_seat
     if left is not None:
         mine = viewer is not None and viewer.pk == left.pk
@@ -99,6 +103,28 @@ def board_moments(state, viewer: Player | None = None) -> list[Moment]:
     return moments
 
 
+def written_for(state, turn, viewer: Player | None) -> str:
+    """A box the server wrote for its player (the auto-commit, or the computer when a turn's time ran
+    out), in words: "Written for you: 4 in Twos" on that player's screen, with their name elsewhere (and
+    on the one screen of a local game, which every person shares)."""
+    values = {"points": turn.points, "box": box_label(turn.box)}
+    mine = viewer is not None and viewer.pk == turn.player_id and state.game.kind != Game.Kind.LOCAL
+    if mine:
+        return _("Written for you: %(points)s in %(box)s") % values
+    return _("Written for %(name)s: %(points)s in %(box)s") % {"name": turn.player.display_name, **values}
+
+
+def written_note(state, viewer: Player | None) -> str:
+    """The turn-status line for the last box this change wrote for its player ("" if none)."""
+    turns = [t for t, _reached in state.written if t.auto_committed or t.stand_in]
+    return written_for(state, turns[-1], viewer) if turns else ""
+
+
+def written_for_seat(state, seat: Player) -> bool:
+    """This change wrote a box for `seat` (its screen reads "for you", the others' the name)."""
+    return any(t.player_id == seat.pk and (t.auto_committed or t.stand_in) for t, _r in state.written)
+
+
 @dataclass(frozen=True)
 class Result:
     """The end of a game for the viewer's seat: their place and total, and their best before it."""
@@ -106,24 +132,24 @@ class Result:
     seat: Player
     place: int
     total: int
-    best_before: int | None  # None: no earlier finished game
+    best_before: int | None  # None: no earlier finished game that counts for records
     resigned: bool
-    counts: bool = True  # for the records (review.counted_seats): a game the computer mostly played doesn't
+    # Why this game does not count for the records ("" when it does: dicegame.records, the one rule).
+    not_counted: str = ""
+
+    @property
+    def counts(self) -> bool:
+        return not self.not_counted
 
     @property
     def new_best(self) -> bool:
-        return (
-            self.best_before is not None
-            and self.total > self.best_before
-            and not self.resigned
-            and self.counts
-        )
+        return self.counts and self.best_before is not None and self.total > self.best_before
 
 
 def game_result(*, game: Game, seat: Player | None) -> Result | None:
     """The viewer's end of the game (None for a spectator or an unfinished game). Their best is the
-    highest total of their earlier finished games that count for records, any kind, resigned games
-    included (a resigned total never beats a played one unfairly: it only has fewer boxes)."""
+    highest total of their earlier finished games that count for records (dicegame.records: the same
+    games as the statistics' best total and the leaderboards), so the page and those agree."""
     if seat is None or not game.is_finished or seat.is_bot:
         return None
     earlier = Player.objects.filter(game__status=Game.Status.FINISHED)
@@ -137,15 +163,13 @@ def game_result(*, game: Game, seat: Player | None) -> Result | None:
         earlier = earlier.filter(user__isnull=True, guest_key=seat.guest_key)
     else:
         earlier = earlier.none()
-    # The same games as the statistics' best total (review.counted_seats: not those the computer mostly
-    # played), so the page and the statistics agree.
     best = counted_seats(earlier).aggregate(best=Max("total"))["best"]
-    counts = counted_seats(Player.objects.filter(pk=seat.pk)).exists()
+    stand_ins = Turn.objects.filter(player=seat, stand_in=True).count()
     return Result(
         seat=seat,
         place=seat.rank or 1,
         total=seat.total,
         best_before=best,
         resigned=seat.left_at is not None,
-        counts=counts,
+        not_counted=not_counted_reason(game=game, stand_in_turns=stand_ins),
     )

@@ -69,9 +69,15 @@ def board_state(*, game: Game, players: list[Player] | None = None, turn: Turn |
     sheets = {p.pk: p.sheet for p in players}
     current_pk = current.pk if current is not None else None
     options = sheets[current_pk].options(dice_values) if current and dice_values else {}
-    filled = [(p.pk == current_pk, sheets[p.pk].boxes) for p in players]
+    filled = [(p.pk, p.pk == current_pk, sheets[p.pk].boxes) for p in players]
+    written = tuple(game.written)
+    # The boxes this change wrote for their players (the auto-commit, a turn timer's stand-in): marked.
+    marked = {(t.player_id, t.box) for t, _reached in written if t.auto_committed or t.stand_in}
     cells = {
-        b: tuple(Cell(boxes.get(b), options.get(b) if is_current else None) for is_current, boxes in filled)
+        b: tuple(
+            Cell(boxes.get(b), options.get(b) if is_current else None, (pk, b.name) in marked)
+            for pk, is_current, boxes in filled
+        )
         for b in Box
     }
     bot_playing = bool(current and current.is_bot)
@@ -90,7 +96,7 @@ def board_state(*, game: Game, players: list[Player] | None = None, turn: Turn |
         next_step_ms=_ms_until(turn.next_step_at) if bot_playing and turn.next_step_at else None,
         deadline_ms=_ms_until(turn.deadline_at) if turn and turn.deadline_at and not bot_playing else None,
         game_url=reverse("dicegame:game", args=[game.pk]),
-        written=tuple(game.written),
+        written=written,
     )
 
 

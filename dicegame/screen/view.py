@@ -55,6 +55,10 @@ class SheetRow:
     chosen: bool
     # Choosing it writes 0 while another open box scores: the server asks to confirm (play.actions).
     asks_zero: bool = False
+    # For the button's accessible name: what the dice would score here (the viewer's turn), or what
+    # the viewer wrote here.
+    option: int | None = None
+    mine: int | None = None
 
     @property
     def name(self) -> str:
@@ -79,6 +83,18 @@ class SeatSheet:
     @property
     def upper_to_go(self) -> int:
         return max(0, UPPER_BONUS_THRESHOLD - self.sheet.upper_total)
+
+
+@dataclass(frozen=True)
+class Question:
+    """A zero the page asks to confirm, at the box tapped: only in the answer to that tap (views)."""
+
+    box: str  # the box's name
+    text: str
+    url: str
+    turn: int
+    roll: int
+    csrf: str
 
 
 @dataclass(frozen=True)
@@ -114,6 +130,10 @@ class Board:
     joker_note: str = ""
     # A local game (pass and play) at the start of a person's turn: whom to hand the device to.
     pass_to: str = ""
+    # The last box this change wrote for its player ("Written for you: 4 in Twos"), and a question the
+    # answer to a tap asks at its box.
+    written_note: str = ""
+    question: Question | None = None
 
     @property
     def spectator(self) -> bool:
@@ -209,8 +229,10 @@ def view_key(state: BoardState, seat: Player | None) -> tuple:
         seat.stand_in,
         seat.hints and state.game.kind != Game.Kind.FRIENDS,
         seat.left_at is not None,
-        # The seat that just left reads its leaving in its own words (screen.moments).
+        # The seat that just left reads its leaving in its own words (screen.moments), and so does the
+        # seat a box was written for.
         state.game.left_seat is not None and state.game.left_seat.pk == seat.pk,
+        moments.written_for_seat(state, seat),
     )
 
 
@@ -224,6 +246,7 @@ def board_for(state: BoardState, seat: Player | None) -> Board:
     labels = markup.box_labels(language)
     chosen = turn.chosen_box if turn else ""
     some_box_scores = any(state.options.values())
+    mine = state.sheets[seat.pk].boxes if seat is not None else {}
     rows = [
         SheetRow(
             box=b,
@@ -233,6 +256,8 @@ def board_for(state: BoardState, seat: Player | None) -> Board:
             selectable=my_turn and b in state.options,
             chosen=chosen == b.name,
             asks_zero=my_turn and some_box_scores and state.options.get(b) == 0,
+            option=state.options.get(b) if my_turn else None,
+            mine=mine.get(b),
         )
         for b in Box
     ]
@@ -296,6 +321,7 @@ def board_for(state: BoardState, seat: Player | None) -> Board:
         moments=moments.board_moments(state, seat),
         joker_note=joker_note(state.sheets[current.pk], dice_values) if current and dice_values else "",
         pass_to=_pass_to(state, seat),
+        written_note=moments.written_note(state, seat),
     )
 
 

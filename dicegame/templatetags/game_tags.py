@@ -6,6 +6,7 @@ from __future__ import annotations
 from django import template
 
 from dicegame.play.selectors import games_waiting_count
+from dicegame.screen import regions
 
 register = template.Library()
 
@@ -14,3 +15,31 @@ register = template.Library()
 def waiting_count(context):
     user = context["request"].user
     return {"count": games_waiting_count(user_id=user.pk) if user.is_authenticated else 0}
+
+
+@register.simple_tag(takes_context=True)
+def region(context, name: str):
+    """A live region of the game screen, made by dicegame.screen.regions: the same markup on the page,
+    in an htmx answer and in a push (which renders it without this template)."""
+    board, game = context.get("board"), context["game"]
+    oob = bool(context.get("oob"))
+    csrf = str(context.get("csrf_token") or "")
+    if csrf == "NOTPROVIDED":
+        csrf = ""
+    if name == "game-status":
+        return regions.game_status(game, oob=oob)
+    if name == "hints-badge":
+        return regions.hints_badge(game, oob=oob)
+    if name == "turn-status":
+        return regions.turn_status(board, oob=oob, csrf=csrf, token=context.get("token") or "")
+    if name == "dice-tray":
+        return regions.dice_tray(board, oob=oob)
+    if name == "moments":
+        return regions.moments(board, oob=oob)
+    if name == "game-controls":
+        return regions.game_controls(board, oob=oob, csrf=csrf)
+    if name == "hints":
+        return regions.hints(board, oob=oob, csrf=csrf)
+    if name == "scoresheet":
+        return regions.scoresheet(board, oob=oob)
+    raise template.TemplateSyntaxError(f"no region named {name!r}")

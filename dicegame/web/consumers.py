@@ -275,12 +275,14 @@ class GameConsumer(_LimitedSocket):
             metrics.PUSH_SECONDS.observe(max(0.0, time.time() - event["acted_at"]))
 
     async def win_bar(self, event):
-        """The winning chances of a position, after its board: a spectator's screen always shows them, a
-        seat's only if its player switched them on in a game that is not rated."""
-        if event["language"] != self.language or event["version"] < self.bar_version:
+        """The winning chances of a position, after its board, in a game that is not rated (nobody sees a
+        rated game's while it is played): a spectator's screen shows them, a seat's if its player
+        switched them on. A bar older than the one shown (worked out later by a busier process) is
+        dropped."""
+        if event["language"] != self.language or event["version"] < self.bar_version or event["rated"]:
             return
         seat = self.opened.seat_id if self.opened is not None else None
-        if self.opened is None or (seat is not None and (event["rated"] or not self.wants_bar)):
+        if self.opened is None or (seat is not None and not self.wants_bar):
             return
         self.bar_version = event["version"]
         await self.send(text_data=event["html"] if self.opened.seat_id is None else event["seat_html"])
@@ -303,7 +305,7 @@ class GameConsumer(_LimitedSocket):
     # -- a whole board, from the database -----------------------------------------------------------
 
     async def send_board(self, force: bool = False):
-        html, version = await database_sync_to_async(self._board)()
+        html, version, with_bar = await database_sync_to_async(self._board)()
         if html is None:
             # A player the host has just removed is told why the room went quiet, on the screen itself.
             if await database_sync_to_async(self._was_removed)():
@@ -314,6 +316,9 @@ class GameConsumer(_LimitedSocket):
             return
         if force or version > self.version:
             self.version = version
+            if with_bar:
+                # A bar of an older position, still on its way, must not replace this one.
+                self.bar_version = max(self.bar_version, version)
             await self.send(text_data=html)
 
     def _was_removed(self) -> bool:
@@ -324,11 +329,11 @@ class GameConsumer(_LimitedSocket):
             and rooms.was_removed(game, self.actor.user_id)
         )
 
-    def _board(self) -> tuple[str | None, int]:
+    def _board(self) -> tuple[str | None, int, bool]:
         try:
             game = selectors.game_for_viewer(game_id=self.game_id, actor=self.actor, token=self.token)
         except Http404:
-            return None, 0
+            return None, 0, False
         if game.is_open:
             with translation.override(self.language):
                 context = {
@@ -337,13 +342,14 @@ class GameConsumer(_LimitedSocket):
                     "lobby": lobby.game_lobby(game=game, actor=self.actor),
                     "oob": True,
                 }
-                return render_to_string("dicegame/game.html#live-update", context), game.version
+                return render_to_string("dicegame/game.html#live-update", context), game.version, False
         state = board_state(game=game)
         seat = viewer_seat(state, self.actor)
         html = pushes.render_board(state, seat, self.language)
-        # The winning chances of this position, if worked out already (a screen that missed a push).
-        html += winprob_live.cached_bar(state, seat, self.wants_bar, self.language)
-        return html, game.version
+        # The winning chances of this position if worked out already (else they are asked for, and
+        # follow by push).
+        bar = winprob_live.board_bar(state, seat, self.wants_bar, self.language)
+        return html + bar, game.version, bool(bar)
 
     def render_error(self, message, status: int) -> str:
         with translation.override(self.language):

@@ -55,7 +55,8 @@ def _form_context(post=None, error: str = "") -> dict:
 @require_http_methods(["GET", "POST"])
 def local_new(request: HttpRequest) -> HttpResponse:
     if request.method == "GET":
-        return TemplateResponse(request, NEW_TEMPLATE, _form_context())
+        # "New game" at the end of a local game fills the form with the same table (play.local.again_query).
+        return TemplateResponse(request, NEW_TEMPLATE, _form_context(request.GET))
     actor = actor_from_request(request, create_guest=True)
     try:
         game = local.local_game_create(

@@ -7,9 +7,11 @@ without JavaScript. A refused action answers 4xx with its message in the page's 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from django.http import Http404, HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -22,10 +24,9 @@ from dicegame import events, play
 from dicegame.actors import Actor, actor_from_request
 from dicegame.errors import GameActionError
 from dicegame.http import game_url, int_field, message_response
-from dicegame.labels import box_label, correspondence_rule, move_time_label
+from dicegame.labels import correspondence_rule, move_time_label
 from dicegame.models import Game
 from dicegame.play import lobby, local, selectors
-from dicegame.rules.scoring import Box
 from dicegame.rules.turn import MOVE_TIME_CHOICES
 from dicegame.screen import moments
 from dicegame.screen import view as boards
@@ -94,8 +95,9 @@ def game_detail(request: HttpRequest, game_id: int) -> HttpResponse:
     actor = actor_from_request(request)
     token = request.GET.get("t", "")
     selectors.game_for_viewer(game_id=game_id, actor=actor, token=token)
-    play.game_settle(game_id=game_id)
-    return _render_game(request, game_id, actor, token=token)
+    written: list = []
+    play.game_settle(game_id=game_id, written=written)
+    return _render_game(request, game_id, actor, token=token, written=written)
 
 
 ALL_REGIONS = frozenset()  # empty: every region
@@ -114,7 +116,7 @@ def _render_game(
     token: str = "",
     regions: frozenset = ALL_REGIONS,
     acted: Game | None = None,
-    confirm_zero: dict | None = None,
+    question: play.ZeroNeedsConfirmation | None = None,
     written=(),
 ) -> HttpResponse:
     if acted is not None and not acted.is_finished:
@@ -130,6 +132,17 @@ def _render_game(
             # What a settlement or a game action wrote, celebrated by this answer (dicegame.screen.moments).
             game.written = list(written)
         board = boards.game_board(game=game, actor=actor, with_log=game.is_finished)
+    if question is not None and board.turn is not None:
+        # Asked at the box tapped, in the sheet (the answer to the tap only).
+        ask = boards.Question(
+            box=question.box,
+            text=question.message,
+            url=reverse("dicegame:choose", args=[game_id, question.box]),
+            turn=board.turn.number,
+            roll=board.rolls_used,
+            csrf=get_token(request),
+        )
+        board = dataclasses.replace(board, question=ask)
     context = {
         "game": game,
         "board": board,
@@ -138,11 +151,11 @@ def _render_game(
         "error": error,
         "token": token,
         "regions": regions,
-        # A zero the page asks to confirm (game_choose): the message area shows the confirm button.
-        "confirm_zero": confirm_zero,
         # The end of the game for the viewer: place, total, best before it.
         "result": moments.game_result(game=game, seat=board.my_seat) if game.is_finished else None,
         "next_waiting": _next_waiting(game, board),
+        "winners": _winners(game, board),
+        "local_again": _local_again(game, board),
     }
     if not (request.htmx and not request.htmx.boosted) and not game.is_open:
         # The winning chances bar above the sheet (winprob): on the whole page only; pushes update it.
@@ -167,6 +180,21 @@ def _next_waiting(game: Game, board) -> selectors.Waiting | None:
     ):
         return None
     return next((w for w in selectors.games_waiting_for(user_id=seat.user_id) if w.game.pk != game.pk), None)
+
+
+def _winners(game: Game, board) -> list[str]:
+    """Who won a finished game of several seats: for the screens that have no "you" (spectators, the
+    one screen of a local game)."""
+    if not game.is_finished or len(board.seats) < 2:
+        return []
+    return [s.player.display_name for s in board.seats if s.player.rank == 1]
+
+
+def _local_again(game: Game, board) -> str:
+    """The end of a local game: the new-game form's query for the same table (play.local.again_query)."""
+    if game.kind != Game.Kind.LOCAL or not game.is_finished:
+        return ""
+    return local.again_query([s.player for s in board.seats])
 
 
 def _render_cancelled(
@@ -201,7 +229,9 @@ def _perform(
 
 def _refusal(request: HttpRequest, game_id: int, actor: Actor, exc: GameActionError) -> HttpResponse:
     try:
-        return _render_game(request, game_id, actor, error=exc.message, status=exc.status)
+        # What the clock wrote just before (`exc.written`: often the turn acted on) is shown too.
+        written = getattr(exc, "written", ())
+        return _render_game(request, game_id, actor, error=exc.message, status=exc.status, written=written)
     except Http404:
         # Not a game the actor may see (or none, or one they were removed from): say why, without
         # showing anything of it.
@@ -231,31 +261,29 @@ def game_hold(request: HttpRequest, game_id: int, die: int) -> HttpResponse:
 
 @require_POST
 def game_choose(request: HttpRequest, game_id: int, box: str) -> HttpResponse:
-    """Choose a box. A zero while another open box scores is refused until confirmed: the refusal
-    (409, nothing changed) carries a button that resubmits the same choice with `confirm_zero=1`, so
-    the page asks with or without JavaScript."""
+    """Choose a box. A zero while another open box scores is asked about first: the answer (409, the
+    box not chosen; a running auto-commit waits for the reply, play.turn_choose_box) shows the question
+    at the box, whose Yes resubmits the choice with `confirm_zero=1` and `write=1` (chosen and written
+    at once) and whose No is a link back to the board: it works with or without JavaScript."""
     actor = actor_from_request(request)
     confirmed = request.POST.get("confirm_zero") == "1"
+    # The question's Yes writes the box at once: a sacrifice is one tap and one answer.
+    write = confirmed and request.POST.get("write") == "1"
     try:
         turn, roll = int_field(request, "turn"), int_field(request, "roll")
         game = play.turn_choose_box(
-            game_id=game_id, actor=actor, turn=turn, roll=roll, box=box, confirm_zero=confirmed
+            game_id=game_id, actor=actor, turn=turn, roll=roll, box=box, confirm_zero=confirmed, write=write
         )
     except play.ZeroNeedsConfirmation as exc:
-        confirm = {
-            "url": reverse("dicegame:choose", args=[game_id, exc.box]),
-            "turn": turn,
-            "roll": roll,
-            "box": box_label(Box[exc.box]),
-        }
-        return _render_game(
-            request, game_id, actor, error=exc.message, status=exc.status, confirm_zero=confirm
-        )
+        # The page shows the question at the box (the message area too, without JavaScript).
+        error = "" if request.htmx else exc.message
+        return _render_game(request, game_id, actor, error=error, status=exc.status, question=exc)
     except GameActionError as exc:
         return _refusal(request, game_id, actor, exc)
     if not request.htmx:
         return redirect("dicegame:game", game_id)
-    return _render_game(request, game_id, actor, regions=CHOOSE_REGIONS, acted=game)
+    regions = ALL_REGIONS if write else CHOOSE_REGIONS
+    return _render_game(request, game_id, actor, regions=regions, acted=game)
 
 
 @require_POST
@@ -320,6 +348,12 @@ def game_tick(request: HttpRequest, game_id: int) -> HttpResponse:
     play.game_settle(game_id=game_id, written=written)
     if not request.htmx:
         return redirect(game_url(game_id, token))
+    shown = request.GET.get("turn", "")
+    if shown.isascii() and shown.isdigit() and len(shown) < 10:
+        # The clock may have written before this tick came (it usually does): the answer still tells
+        # the page what was written since the turn it showed, and cheers for it.
+        game = Game.objects.get(pk=game_id)
+        written = selectors.turns_written_since(game=game, number=int(shown)) or written
     return _render_game(request, game_id, actor, token=token, written=written)
 
 

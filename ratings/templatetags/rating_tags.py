@@ -1,9 +1,10 @@
 """{% rating user %}: a person's rating with its deviation and the provisional mark; the player page's
-rating section; a finished game's rating changes."""
+rating section; a finished game's rating changes; the one line that leads to the rating rules."""
 
 from __future__ import annotations
 
 from django import template
+from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
@@ -53,7 +54,19 @@ def rating(user):
 
 @register.simple_tag
 def rating_rule_text():
+    """The whole rule (Glicko-2, forfeits, fair play): said once, on the fair-play page."""
     return rating_rule()
+
+
+@register.simple_tag
+def rating_rule_link():
+    """One short line wherever ratings show (the leaderboard, a rated room and its end, the player
+    page), leading to the rule on the fair-play page rather than repeating it."""
+    return format_html(
+        '<p class="small" data-rating-rule><a href="{}#rating-rules">{}</a></p>',
+        reverse("fairplay:page"),
+        _("How rated games move ratings (Glicko-2), forfeits and fair play"),
+    )
 
 
 @register.inclusion_tag("ratings/player_section.html", takes_context=True)
@@ -67,7 +80,6 @@ def player_rating_section(context, target):
         "changes": section.changes,
         "games": current.games if current else 0,
         "chart": mark_safe(section.chart),  # charts escapes every text
-        "rule": rating_rule(),
         "refunded": section.refunded,
     }
 

@@ -1,8 +1,16 @@
 // Penta as an installable app: the service worker (sw.js, from the site's root so that it controls
 // every page), and, on the notification settings page, "Notify me": the browser asks for permission
-// only then, and the device's push subscription goes to the server.
+// only then, and the device's push subscription goes to the server. First, the browser's time zone,
+// told to the server once in a cookie (penta.middleware.TimeZoneMiddleware shows times in it).
 (function () {
   "use strict";
+  try {
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (zone && document.cookie.split("; ").indexOf("penta_tz=" + zone) === -1) {
+      document.cookie = "penta_tz=" + zone + "; path=/; max-age=31536000; samesite=lax" +
+        (location.protocol === "https:" ? "; secure" : "");
+    }
+  } catch (error) { /* no Intl: the server's default zone */ }
 
   if (!("serviceWorker" in navigator)) return;
   const ready = navigator.serviceWorker.register("/sw.js", { scope: "/" });

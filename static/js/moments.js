@@ -34,6 +34,7 @@
     return window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   }
 
+  // One banner at a time (they would pile up over the board): a change's moments share it.
   function toast(text, kind) {
     const box = document.getElementById("moment-toasts");
     if (!box) return;
@@ -49,20 +50,25 @@
     close.textContent = "\u00d7";
     close.addEventListener("click", function () { item.remove(); });
     item.append(p, close);
-    box.append(item);
+    box.replaceChildren(item);
     window.setTimeout(function () { item.remove(); }, SHOW_MS);
   }
 
   function showMoments() {
     const region = document.getElementById("moments");
+    const texts = [];
+    let kind;
     if (region) {
       region.querySelectorAll("[data-moment]").forEach(function (m) {
-        const key = m.dataset.moment;
-        if (seen.has(key)) return;
-        remember(key);
-        toast(m.textContent, m.dataset.kind || "moment");
-        sound(m.dataset.kind === "penta-rolled" ? "penta" : "cheer");
+        if (seen.has(m.dataset.moment)) return;
+        remember(m.dataset.moment);
+        texts.push(m.textContent);
+        kind = kind || m.dataset.kind;
       });
+    }
+    if (texts.length) {
+      toast(texts.join("\n"), kind);
+      if (kind !== "written") sound(kind === "penta-rolled" ? "penta" : "cheer");
     }
     // The end of a game: its result section celebrates once.
     const result = document.querySelector("#game-result[data-moment]");
@@ -204,11 +210,14 @@
     boardSounds();
   }
 
-  document.addEventListener("DOMContentLoaded", function () {
+  function start() {
     loadSeen();
     showSoundToggle();
     refresh();
-  });
+  }
+  // Loaded after the page (penta.js's later scripts): the page is there already.
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
   document.addEventListener("htmx:afterSettle", refresh);
   document.addEventListener("htmx:oobAfterSwap", refresh);
 })();

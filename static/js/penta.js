@@ -5,6 +5,45 @@
 
   document.documentElement.classList.add("js");
 
+  // What the page needs only once it is shown (base.html's meta "penta-later": the morphing of answers,
+  // the banners, the socket extension) is fetched after the page's load, all at once, run in order. A
+  // request asked for before then (a tap, a timer's tick) waits for it: its answer is morphed in.
+  let laterLoaded = false;
+  const afterLater = [];
+  document.addEventListener("htmx:confirm", function (event) {
+    if (laterLoaded) return;
+    event.preventDefault();
+    afterLater.push(function () {
+      event.detail.issueRequest(true);
+    });
+  });
+  function loadLater() {
+    const meta = document.querySelector('meta[name="penta-later"]');
+    const urls = meta ? meta.content.split(/\s+/).filter(Boolean) : [];
+    const loaded = urls.map(function (url) {
+      const script = document.createElement("script");
+      script.src = url;
+      script.async = false;
+      document.head.appendChild(script);
+      return new Promise(function (resolve) {
+        script.onload = script.onerror = resolve;
+      });
+    });
+    Promise.all(loaded).then(function () {
+      laterLoaded = true;
+      // A socket's address waits in data-ws-connect until its extension is there; then it connects.
+      document.querySelectorAll("[data-ws-connect]").forEach(function (element) {
+        element.setAttribute("ws-connect", element.dataset.wsConnect);
+        htmx.process(element);
+      });
+      afterLater.splice(0).forEach(function (run) {
+        run();
+      });
+    });
+  }
+  if (document.readyState === "complete") loadLater();
+  else window.addEventListener("load", loadLater);
+
   // The language menu applies as soon as it changes (its Go button is for pages without JS).
   document.addEventListener("change", function (event) {
     if (event.target.matches("select[data-autosubmit]")) event.target.form.requestSubmit();
@@ -73,6 +112,7 @@
   );
 
   document.addEventListener("htmx:confirm", function (event) {
+    if (event.defaultPrevented) return; // waiting for the page's later scripts (above)
     const key = gameAction(event.target);
     // Not a player's action (a timer's tick, a resync): never held back.
     if (!key) return;
@@ -203,6 +243,14 @@
     return element && !element.disabled && element.offsetParent !== null;
   }
   function restoreFocus() {
+    // A zero's question, just asked at its box: in view, its Yes focused.
+    const yes = document.querySelector("[data-zero-question] button:not([data-shown])");
+    if (yes) {
+      yes.dataset.shown = "";
+      yes.scrollIntoView({ block: "center" });
+      yes.focus({ preventScroll: true });
+      return;
+    }
     if (!focusKey) return;
     const focused = document.activeElement;
     if (focused && focused !== document.body && document.contains(focused) && !focused.disabled) return;
@@ -211,19 +259,27 @@
     if (target) target.focus({ preventScroll: true });
   }
 
-  // Keyboard: Space rolls, 1-5 hold dice, Enter confirms, unless a control has the focus.
+  // Keyboard: Space rolls, 1-5 hold dice, Enter confirms, unless a control has the focus; a die, box,
+  // Roll or Confirm that a click (not Tab) focused keeps them, and Enter on the chosen box confirms it.
+  let byPointer = false;
+  document.addEventListener("pointerdown", function () {
+    byPointer = true;
+  });
   document.addEventListener("keydown", function (event) {
+    if (event.key === "Tab") byPointer = false;
     if (event.altKey || event.ctrlKey || event.metaKey || !document.getElementById("game")) return;
     // A key held down repeats: one press is one action.
     if (event.repeat) return;
     const focused = document.activeElement;
-    const inControl = focused && focused.matches("input, select, textarea, button, a, summary, [contenteditable]");
+    const clicked = byPointer && focused && focused.matches("#game :is(.die, .box-button, .actions button)");
+    const inControl =
+      !clicked && focused && focused.matches("input, select, textarea, button, a, summary, [contenteditable]");
     let key = null;
     if (/^[1-5]$/.test(event.key) && !(focused && focused.matches("input, select, textarea"))) {
       key = "die-" + event.key;
     } else if (event.key === " " && !inControl) {
       key = "roll";
-    } else if (event.key === "Enter" && !inControl) {
+    } else if (event.key === "Enter" && (!inControl || focused.matches('.box-button[aria-pressed="true"]'))) {
       key = "confirm";
     }
     if (!key) return;
@@ -343,8 +399,9 @@
     const game = document.getElementById("game");
     const version = Number(marker.dataset.version);
     if (game && marker.dataset.nextGame && document.querySelector("[data-rematch]")) {
-      // Everyone said yes to the rematch: every player goes to it at once.
-      window.location.assign(marker.dataset.nextGame);
+      // Everyone said yes to the rematch: every player goes to it at once (a spectator too, to watch).
+      const watching = document.querySelector("[data-rematch-watch]");
+      window.location.assign(watching ? marker.dataset.nextWatch : marker.dataset.nextGame);
       return;
     }
     if (game && marker.dataset.status !== game.dataset.status) {

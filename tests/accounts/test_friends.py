@@ -101,10 +101,11 @@ def test_a_request_the_other_way_round_is_accepted_instead(ann, bob, django_capt
     assert len(callbacks) == 1
 
 
-def test_a_declined_request_may_be_sent_again(ann, bob):
+def test_a_declined_request_may_be_sent_again_a_week_later(ann, bob):
     first = services.friend_request_send(from_user=ann, username="bob")
     services.friend_request_decline(user=bob, request_id=first.pk)
-    FriendRequest.objects.filter(pk=first.pk).update(created_at=timezone.now() - timedelta(days=3))
+    a_week_ago = timezone.now() - timedelta(days=7, minutes=1)
+    FriendRequest.objects.filter(pk=first.pk).update(created_at=a_week_ago, answered_at=a_week_ago)
     again = services.friend_request_send(from_user=ann, username="bob")
     assert again.pk == first.pk and again.status == FriendRequest.Status.PENDING
     assert again.created_at > timezone.now() - timedelta(minutes=1)

@@ -33,7 +33,10 @@ COUNTDOWN_WAIT_MS = 15_000  # the real 3-second auto-commit countdown, plus the 
 PHONE = {"width": 360, "height": 740}
 DESKTOP = {"width": 1280, "height": 860}
 LAPTOP = {"width": 1100, "height": 900}
+WIDE = {"width": 1280, "height": 900}
 VIEWPORTS = {"desktop": LAPTOP, "phone": PHONE}
+# The play screen's two shapes: dice beside the whole sheet, and the dock pinned under it on a phone.
+PLAY_SCREENS = {"desktop": WIDE, "phone": PHONE}
 
 GAME_URL = re.compile(r"/games/(\d+)/$")
 
@@ -129,8 +132,14 @@ def die(page: Page, n: int) -> Locator:
     return page.locator(f'#dice-tray [data-die="{n}"]')
 
 
+def box_name(label: str) -> re.Pattern:
+    """A box button's accessible name: the box, then its points for the viewer ("Ones, 3 points",
+    "Ones, written 3"), or the box alone."""
+    return re.compile(rf"^{re.escape(label)}(, .*)?$")
+
+
 def box_button(page: Page, box: str) -> Locator:
-    return page.get_by_role("button", name=BOX_NAMES_EN[box], exact=True)
+    return page.get_by_role("button", name=box_name(BOX_NAMES_EN[box]))
 
 
 def box_cell(page: Page, box: str) -> Locator:
@@ -697,6 +706,62 @@ def on_screen(box: dict, viewport: dict) -> bool:
     )
 
 
+def rect(locator: Locator) -> dict:
+    """Where the element is drawn, in the viewport's pixels (it must be drawn)."""
+    box = locator.bounding_box()
+    assert box is not None, f"not drawn: {locator}"
+    return box
+
+
+def overlap(a: dict, b: dict) -> bool:
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and b["y"] < a["y"] + a["height"]
+    )
+
+
+def uncovered(locator: Locator) -> bool:
+    """The point at the element's centre is the element itself (nothing pinned or floating over it)."""
+    return locator.evaluate(
+        "e => { const r = e.getBoundingClientRect();"
+        " return e.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)); }"
+    )
+
+
+def outline_rect(locator: Locator) -> dict | None:
+    """The box the element's outline is drawn around (its border box grown by offset and width), or None
+    when it has no outline."""
+    return locator.evaluate(
+        "e => { const r = e.getBoundingClientRect(), s = getComputedStyle(e);"
+        " if (s.outlineStyle === 'none') return null;"
+        " const grow = parseFloat(s.outlineOffset) + parseFloat(s.outlineWidth);"
+        " return {x: r.x - grow, y: r.y - grow, width: r.width + 2 * grow, height: r.height + 2 * grow}; }"
+    )
+
+
+# The words of an element that a line break cuts in two ("Ann" / "a").
+SPLIT_WORDS_JS = """e => {
+  const split = [];
+  const walker = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const m of node.data.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      const lines = new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top)));
+      if (lines.size > 1) split.push(m[0]);
+    }
+  }
+  return split;
+}"""
+
+
+def split_words(locator: Locator) -> list[str]:
+    return locator.evaluate(SPLIT_WORDS_JS)
+
+
 TRACK_TUMBLES = """() => {
   window.tumbles = [];
   document.addEventListener("animationstart", (e) => {
@@ -745,18 +810,18 @@ def socket_messages(page: Page) -> int:
 def wait_for_socket_messages(page: Page, at_least: int) -> None:
     """If the game page has a live socket, wait until it has delivered `at_least` boards (each one
     re-renders the board, so the labels must be checked after it, not before)."""
-    if page.locator("#game[ws-connect]").count():
+    if page.locator("#game[data-ws-connect]").count():
         expect(page.locator(f"html[data-socket-message-{at_least}]")).to_be_attached()
     wait_htmx_idle(page)
 
 
 def assert_dutch_boxes(page: Page) -> None:
     for box, dutch in DUTCH_BOXES.items():
-        button = page.get_by_role("button", name=dutch, exact=True)
+        button = page.get_by_role("button", name=box_name(dutch))
         expect(button).to_have_count(1)
         expect(button).to_have_attribute("data-box", box)
     for box in DUTCH_BOXES:
-        expect(page.get_by_role("button", name=BOX_NAMES_EN[box], exact=True)).to_have_count(0)
+        expect(page.get_by_role("button", name=box_name(BOX_NAMES_EN[box]))).to_have_count(0)
 
 
 # -- axe-core ------------------------------------------------------------------------------------------
@@ -777,3 +842,69 @@ def scan(page: Page) -> list[dict]:
         " nodes: v.nodes.map((n) => n.target.join(' ') + ' :: ' + (n.failureSummary || '')).slice(0, 5)}))"
     )
     return result
+
+
+# -- issue 22's polish: the end card, My games, times, answered puzzles ---------------------------------
+
+SCREEN_1280 = {"width": 1280, "height": 900}
+SCREENS = {"1280x900": SCREEN_1280, "360x740": PHONE}
+
+
+def within_the_width(page: Page, locator: Locator) -> bool:
+    """The element is shown and lies within the page's width (not cut off at a side)."""
+    box = locator.bounding_box()
+    width = page.viewport_size["width"]
+    return box is not None and box["width"] > 0 and box["x"] >= 0 and box["x"] + box["width"] <= width
+
+
+def in_the_first_screen(page: Page, locator: Locator) -> bool:
+    """The element is seen without scrolling: within the viewport with the page at its top."""
+    page.evaluate("window.scrollTo(0, 0)")
+    box = locator.bounding_box()
+    return box is not None and on_screen(box, page.viewport_size)
+
+
+def history_row(page: Page, game_id: int) -> Locator:
+    return page.locator(f'#main tr[data-game="{game_id}"]')
+
+
+def shown_time(page: Page, game_id: int) -> Locator:
+    """When a game of My games started, as the page shows it."""
+    return history_row(page, game_id).locator("time")
+
+
+# -- tournaments ---------------------------------------------------------------------------------------
+
+TOURNAMENT_URL = re.compile(r"/tournaments/(\d+)/(\?.*)?$")
+
+
+def make_tournament(
+    page: Page, base: str, *, name: str, rounds: int, window: str, max_entrants: int, public: bool = False
+) -> int:
+    """A tournament from the list page's form (`window` as the form words it: "an hour"); returns its
+    id once its page shows."""
+    page.goto(base + "/tournaments/")
+    form = page.locator("form[data-create]")
+    form.get_by_label("Name", exact=True).fill(name)
+    form.get_by_label(re.compile(r"^Rounds")).select_option(str(rounds))
+    form.get_by_label(re.compile(r"^Each round lasts")).select_option(label=window)
+    form.get_by_label(re.compile(r"^Entrants at most")).fill(str(max_entrants))
+    form.get_by_role("radio", name=re.compile(r"Public" if public else r"By invitation")).check()
+    form.get_by_role("button", name="Make the tournament").click()
+    expect(page).to_have_url(TOURNAMENT_URL)
+    expect(page.get_by_role("heading", level=1)).to_contain_text(name)
+    return int(TOURNAMENT_URL.search(page.url).group(1))
+
+
+def play_tournament_round(page: Page, number: int) -> int:
+    """From the tournament's page: Play round `number`, its 13 turns through the game page's buttons,
+    then back to the tournament by the end card's link; returns the game's id."""
+    page.get_by_role("button", name=f"Play round {number}").click()
+    expect(page).to_have_url(GAME_URL)
+    game_id = game_id_of(page)
+    expect(page.locator('[data-action="hints"]')).to_have_count(0)  # no hints in a tournament
+    for turn in range(1, 14):
+        play_my_turn(page, turn)
+    page.locator("[data-tournament-link] a").click()
+    expect(page).to_have_url(TOURNAMENT_URL)
+    return game_id

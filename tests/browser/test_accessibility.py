@@ -1,17 +1,30 @@
 """An automated accessibility scan with axe-core (vendored in tests/browser/vendor/) of the main screens:
-home, a solo game mid-turn, a live game between two people, the review of a finished game, and the
-statistics; on a desktop and at 360x740, light and dark. No violation of impact "serious" or "critical"
-may remain. axe is injected into the page, so these contexts bypass the CSP (the site's own pages need
-no such thing). axe skips disabled controls in its contrast rule: tests/browser/test_layout.py covers them."""
+home, a solo game mid-turn, a live game between two people, the review of a finished game, the
+statistics, a tournament's page and the list of tournaments; on a desktop and at 360x740, light and
+dark. No violation of impact "serious" or "critical" may remain. axe is injected into the page, so these
+contexts bypass the CSP (the site's own pages need no such thing). axe skips disabled controls in its
+contrast rule: tests/browser/test_layout.py covers them."""
 
 from __future__ import annotations
 
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.browser.pages import AXE, BLOCKING, DESKTOP, PHONE, log_in, new_page, roll, scan, start_solo
+from tests.browser.pages import (
+    AXE,
+    BLOCKING,
+    DESKTOP,
+    PHONE,
+    log_in,
+    new_page,
+    off_the_browsers_loop,
+    roll,
+    scan,
+    start_solo,
+)
 from tests.support.factories import UserFactory, befriend
 from tests.support.games import make_game
+from tests.support.tournaments import tournament_with_a_round_played
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -67,6 +80,13 @@ def test_main_screens_have_no_serious_accessibility_violations(
     found["statistics"] = scan(page)
     page.goto(f"{base}/leaderboard/")
     found["leaderboard"] = scan(page)
+    # A tournament whose first round is over (its results, histogram and seed) and second is open.
+    tournament = off_the_browsers_loop(lambda: tournament_with_a_round_played(hana, femke))
+    page.goto(f"{base}/tournaments/{tournament.pk}/")
+    expect(page.locator("[data-round-result]")).to_have_count(1)
+    found["tournament"] = scan(page)
+    page.goto(f"{base}/tournaments/")
+    found["tournaments"] = scan(page)
     page.context.close()
 
     print(f"\naxe-core {AXE.parent.name.removeprefix('axe-core-')}, {tag}:")

@@ -1,5 +1,6 @@
 """The daily challenge played in Chromium to the end, as a person plays it (the page's buttons), then its
-results: the place among friends and everyone, the par, and the share text with its copy button."""
+results: the place among friends and everyone, the par, and the share text with its copy button; and
+the game's own end card, which leads with them."""
 
 from __future__ import annotations
 
@@ -14,15 +15,20 @@ from dicegame.models import Game, Player
 from dicegame.strategy import Strategy
 from dicegame.strategy.analysis import optimal_line
 from tests.browser.pages import (
+    SCREEN_1280,
+    SCREENS,
     WAIT_MS,
+    assert_fits_the_phone,
     choose_box,
     confirm,
+    in_the_first_screen,
     log_in,
     roll,
     roll_button,
     turn_field,
 )
-from tests.support.factories import UserFactory, befriend
+from tests.support.daily import play_the_day
+from tests.support.factories import UserFactory, actor, befriend
 from tests.support.history import made_up_result
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -100,4 +106,56 @@ def test_play_the_daily_challenge_to_the_end_and_share_it(browser: Browser, live
     for url in ("/daily/", "/daily/all-time/", f"/daily/{date.isoformat()}/"):
         page.goto(live_server_url + url)
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), url
+    context.close()
+
+
+@pytest.mark.parametrize("viewport", list(SCREENS.values()), ids=list(SCREENS))
+def test_the_daily_end_card_leads_with_place_par_and_share(browser: Browser, live_server_url: str, viewport):
+    """Issue 22, item 10: the end of the daily shows the place, the par and the share text first, and
+    leads to the day's results, not to another (ordinary) game."""
+    services.publish_commitments()
+    date = services.today()
+    me, friend = UserFactory(username="lena"), UserFactory(username="femke")
+    befriend(me, friend)
+    made_up_result(friend, date, 1000)
+    game = play_the_day(actor(me), turns=12)  # the last turn is played on the page
+
+    context = browser.new_context(locale="en-GB", viewport=viewport, timezone_id="Europe/Amsterdam")
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server_url)
+    page = context.new_page()
+    log_in(page, live_server_url, me.username)
+    page.goto(f"{live_server_url}/games/{game.pk}/")
+    expect(turn_field(page)).to_have_value("13")
+    roll(page)
+    choose_box(page)
+    confirm(page, 13)
+
+    card = page.locator("#game-result")
+    expect(card.get_by_role("heading", name="Daily challenge: your result")).to_be_visible()
+    total = Player.objects.get(game=game).total
+    par = DailySeed.objects.get(date=date).par
+    expect(card.locator("[data-final-total]")).to_have_text(str(total))
+    expect(card.locator("[data-vs-par]")).to_have_attribute("data-vs-par", str(total - par))
+    expect(card.locator("[data-rank]")).to_have_text("2 of 2")
+    expect(card.locator("[data-friends-rank]")).to_have_text("2 of 2")
+    expect(card.locator("[data-play-again]")).to_have_count(0)
+    # Seen first, without scrolling: the place and the par (on a desktop the share button too).
+    assert in_the_first_screen(page, card.locator("[data-rank]"))
+    assert in_the_first_screen(page, card.locator("[data-vs-par]"))
+    copy = card.locator('[data-copy-link="#daily-end-share-text"]')
+    expect(copy).to_have_accessible_name("Copy the share text")
+    if viewport == SCREEN_1280:
+        assert in_the_first_screen(page, copy)
+    else:
+        assert_fits_the_phone(page)
+    share = card.locator("[data-share-text]")
+    assert share.inner_text().strip().startswith(f"Penta daily {date.isoformat()}: {total} (par {par})")
+    copy.click()
+    expect(copy).to_have_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == share.inner_text().strip()
+    expect(card.locator("[data-next-daily]")).to_contain_text(", 00:00.")
+
+    card.get_by_role("link", name="The day's results and leaderboard").click()
+    expect(page).to_have_url(re.compile(r"/daily/$"))
+    expect(page.locator('[data-board="friends"] tbody tr')).to_have_count(2)
     context.close()

@@ -17,6 +17,7 @@ from tests.browser.pages import (
     DESKTOP,
     NEXT_FRAMES,
     PHONE,
+    PLAY_SCREENS,
     TRACK_TUMBLES,
     contrast,
     log_in,
@@ -75,6 +76,34 @@ def test_disabled_dice_held_marks_and_buttons_stay_readable(
     # Disabled means not clickable: a pointer that says so, not a faded face.
     assert page.evaluate("getComputedStyle(document.querySelector('[data-die=\"2\"]')).opacity") == "1"
     assert page.evaluate("getComputedStyle(document.querySelector('[data-die=\"2\"]')).cursor") != "pointer"
+    page.context.close()
+
+
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+@pytest.mark.parametrize("size", sorted(PLAY_SCREENS))
+def test_the_focus_ring_shows_on_the_felt_and_on_the_sheet(
+    browser: Browser, live_server_url: str, dark: bool, size: str
+):
+    """A keyboard's focus ring (WCAG 1.4.11): at least 3:1 against what it is drawn on, the felt of the
+    dice tray and the dock, and the sheet's panel."""
+    page = new_page(browser, PLAY_SCREENS[size], dark=dark)
+    start_solo(page, live_server_url)
+    roll(page)
+    found = {}
+    for name, selector in {
+        "a die": '[data-die="2"]',
+        "Roll": "[data-action=roll]",
+        "a box": "#scoresheet .box-button:not([disabled])",
+    }.items():
+        control = page.locator(selector).first
+        control.focus()
+        page.keyboard.press("Shift")  # a key pressed: the focus is the keyboard's, its ring shows
+        assert control.evaluate("e => e.matches(':focus-visible')"), name
+        assert control.evaluate("e => getComputedStyle(e).outlineStyle") != "none", name
+        found[name] = min(contrast(page, selector, fg="outlineColor", on_parent=True)[:1])
+    print({k: round(v, 2) for k, v in found.items()})
+    for name, ratio in found.items():
+        assert ratio >= 3.0, f"the focus ring on {name}: contrast {ratio:.2f} < 3"
     page.context.close()
 
 

@@ -56,14 +56,17 @@ def test_a_zero_is_confirmed_on_the_page(screen: Page, live_server_url: str):
     penta = screen.locator('button[data-box="PENTA"]')
     expect(penta).to_be_enabled()
     penta.click()
-    expect(screen.locator("#messages")).to_contain_text("Write 0 in Penta? Large straight would score 40.")
+    # Asked at the box (tests/browser/test_play_screen.py has the where and the countdown).
+    expect(screen.locator("[data-zero-question]")).to_contain_text(
+        "Write 0 in Penta? Large straight would score 40."
+    )
     expect(penta).to_have_attribute("aria-pressed", "false")
+    # Yes writes it: one tap and one answer.
     screen.get_by_role("button", name="Yes, write 0 in Penta").click()
-    expect(penta).to_have_attribute("aria-pressed", "true")
-    confirm_button(screen).click()
     expect(screen.locator('#scoresheet tr.box-row:has(button[data-box="PENTA"]) td').first).to_have_attribute(
         "data-score", "0"
     )
+    expect(confirm_button(screen)).to_be_disabled()
 
 
 def test_hints_lead_with_a_sentence_and_mark_the_dice(screen: Page, live_server_url: str):

@@ -1,5 +1,6 @@
 """Solving puzzles in Chromium: marking the dice of the best hold, or clicking the best box, and reading
-the answer with its expected totals and the rating change."""
+the answer with its expected totals and the rating change; once answered, the position marks the best
+choice and takes no other."""
 
 from __future__ import annotations
 
@@ -10,7 +11,16 @@ from playwright.sync_api import Browser, Page, expect
 
 from dicegame.rules.scoring import Box
 from puzzles.models import PuzzleRating
-from tests.browser.pages import BLOCKING, DESKTOP, PHONE, log_in, new_page, scan
+from tests.browser.pages import (
+    BLOCKING,
+    DESKTOP,
+    PHONE,
+    SCREENS,
+    assert_fits_the_phone,
+    log_in,
+    new_page,
+    scan,
+)
 from tests.support.factories import UserFactory
 from tests.support.puzzles import ALL_BUT, make_puzzle
 
@@ -102,4 +112,39 @@ def test_the_puzzle_screens_pass_axe_and_fit_a_phone(
     assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
     blocking = {w: [v for v in vs if v["impact"] in BLOCKING] for w, vs in found.items()}
     assert not any(blocking.values()), blocking
+    page.context.close()
+
+
+@pytest.mark.parametrize("viewport", list(SCREENS.values()), ids=list(SCREENS))
+def test_after_an_answer_the_best_choice_is_marked_and_nothing_else_can_be_chosen(
+    browser: Browser, live_server_url, strategy, viewport
+):
+    """Issue 22, item 13: a wrong box answered; the three 6s are marked best on the dice, and no die,
+    box or button takes another choice (one answer per look at the position)."""
+    user = UserFactory()
+    puzzle = make_puzzle(None, (6, 6, 6, 1, 2), 2, strategy)  # keep the three 6s
+    page = new_page(browser, viewport)
+    log_in(page, live_server_url, user.username)
+    page.goto(f"{live_server_url}/puzzles/{puzzle.pk}/")
+    expect(page.locator("[data-best-die]")).to_have_count(0)
+    page.locator('[data-box="CHANCE"]').click()
+    expect(page.locator("#puzzle-answer")).to_have_attribute("data-result", "wrong")
+    # The best hold on the dice themselves (dice 3-5: the sorted 1 2 6 6 6), with a word for it.
+    expect(page.locator("[data-best-die]")).to_have_count(3)
+    for n in (3, 4, 5):
+        expect(page.locator(f'label[data-die="{n}"]')).to_have_attribute("data-best-die", "")
+        expect(page.locator(f'label[data-die="{n}"] .best-label')).to_have_text("best")
+    expect(page.locator('[data-best-choice="keep"]')).to_contain_text("Best: keep the dice marked")
+    # The player's own box says so; every control is off.
+    expect(page.locator('tr:has([data-box="CHANCE"])')).to_contain_text("your choice")
+    for control in page.locator('#puzzle-form button, #puzzle-form input[name="keep"]').all():
+        expect(control).to_be_disabled()
+    before = page.locator("#puzzle-answer").inner_text()
+    page.locator('label[data-die="1"]').click(force=True)  # a tap on a die changes nothing now
+    expect(page.locator("#keep-1")).not_to_be_checked()
+    assert page.locator("#puzzle-answer").inner_text() == before
+    if viewport == PHONE:
+        assert_fits_the_phone(page)
+    # The answer's own way on: the next puzzle.
+    expect(page.locator("#puzzle-answer [data-next]")).to_be_enabled()
     page.context.close()

@@ -179,4 +179,5 @@ def test_an_action_costs_a_few_statements_and_none_per_screen(django_capture_on_
         assert len(quiet[name]) <= 4, (name, quiet[name])
     assert len(quiet["confirm"]) <= 7, quiet["confirm"]  # + the sheet, the next turn
     for name in quiet:
-        assert len(watched[name]) == len(quiet[name]), (name, watched[name])
+        # A screen costs no statement (the next player's screen open even spares the notification).
+        assert len(watched[name]) <= len(quiet[name]), (name, watched[name])

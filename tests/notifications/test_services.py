@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from dicegame import play
 from dicegame.errors import GameActionError
-from dicegame.models import Turn
+from dicegame.models import Player, Turn
 from dicegame.play import rooms
 from dicegame.rules.turn import REMINDER_SHARE
 from notifications import services
@@ -48,6 +48,17 @@ class TestQueued:
         play_turn(game, host)
         assert kinds_for(friend) == [("reminder", 2), ("your_turn", 2)]
         assert kinds_for(host) == [("reminder", 1), ("your_turn", 1)]
+
+    def test_a_turn_that_starts_with_its_player_on_the_game_s_page_queues_no_your_turn(self, host, friend):
+        """The board tells them; the reminder of a correspondence move is still queued (it is due later,
+        and the sweep looks again then)."""
+        game = started_two_player_game(host, friend, turn_seconds=0, move_seconds=DAY)
+        Player.objects.filter(game=game, user=friend).update(connected=True)
+        play_turn(game, host)
+        assert kinds_for(friend) == [("reminder", 2)]
+        Player.objects.filter(game=game, user=host).update(connected=False)
+        play_turn(game, friend)
+        assert kinds_for(host) == [("reminder", 1), ("your_turn", 1), ("reminder", 3), ("your_turn", 3)]
 
     def test_a_live_game_queues_your_turn_but_no_reminder(self, host, friend):
         started_two_player_game(host, friend, turn_seconds=60)

@@ -13,7 +13,7 @@ from tests.support import ROOT
 from tests.support.environment import require
 
 SOURCES = ("manage.py", "penta", "dicegame", "accounts", "daily", "live", "notifications", "puzzles")
-SOURCES += ("ratings", "review", "winprob", "feedback", "fairplay", "templates", "locale")
+SOURCES += ("ratings", "review", "winprob", "feedback", "fairplay", "tournaments", "templates", "locale")
 
 
 def entries(po, *only: str) -> list[str]:

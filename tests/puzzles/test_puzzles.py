@@ -290,10 +290,13 @@ def test_a_wrong_keep_is_wrong_and_shows_the_players_choice_too(user, user_clien
     assert keep_puzzle.rating > 1500 and keep_puzzle.solved == 0
 
 
-def test_the_htmx_answer_is_the_answer_region_alone(user_client, keep_puzzle):
+def test_the_htmx_answer_is_the_answer_region_and_the_position_answered(user_client, keep_puzzle):
     response = post_option(user_client, keep_puzzle, keep_puzzle.best, **HX)
     html = response.content.decode()
     assert html.lstrip().startswith('<section id="puzzle-answer"') and "<html" not in html
+    # The dice and the sheet come along out of band, answered (tests/puzzles/test_puzzle_answer.py).
+    assert html.count('hx-swap-oob="true"') == 2
+    assert 'id="puzzle-dice"' in html and 'id="puzzle-sheet"' in html
 
 
 @pytest.mark.parametrize(

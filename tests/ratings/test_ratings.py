@@ -122,7 +122,7 @@ def test_expired_and_cancelled_rooms_move_nothing(strategy, settings):
     play_rated_turn(game, a)
     Game.objects.filter(pk=game.pk).update(updated_at=timezone.now() - timedelta(days=8))
     assert rooms.games_expire_idle() == 1
-    cancelled = rooms.room_create(actor=actor(a), seats=2, turn_seconds=0, rated=True)
+    cancelled = rooms.room_create(actor=actor(a), seats=2, turn_seconds=60, rated=True)
     rooms.room_join_by_link(token=cancelled.invite_token, actor=actor(b))
     rooms.room_cancel(game_id=cancelled.pk, actor=actor(a))
     # The expired game is over for good: nothing finishes it, nothing is rated.

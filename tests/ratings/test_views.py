@@ -18,8 +18,11 @@ from tests.support.ratings import play_out, rated_room
 
 pytestmark = pytest.mark.django_db
 
-RULE_EN = "for whom the computer plays more than 2 turns, forfeits"
-RULE_NL = "voor wie de computer meer dan 2 beurten speelt, verliest reglementair"
+# The rule is said once, on the fair-play page; the screens with ratings lead there in one line.
+RULE_EN = (
+    '<a href="/fair-play/#rating-rules">How rated games move ratings (Glicko-2), forfeits and fair play</a>'
+)
+RULE_NL = "Hoe ratingspellen de ratings veranderen (Glicko-2), reglementair verlies en eerlijk spel"
 
 
 @pytest.fixture(autouse=True)
@@ -34,7 +37,7 @@ def no_inline_style(html: str) -> None:
 
 def test_the_host_chooses_rated_or_casual_when_creating_a_room(host):
     client = client_for(host)
-    client.post("/games/friends/", {"seats": 2, "turn_seconds": 0, "rated": "1"})
+    client.post("/games/friends/", {"seats": 2, "turn_seconds": 60, "rated": "1"})
     client.post("/games/friends/", {"seats": 2, "turn_seconds": 0})
     rated, casual = Game.objects.order_by("pk")
     assert rated.rated and not casual.rated
@@ -45,7 +48,7 @@ def test_the_host_chooses_rated_or_casual_when_creating_a_room(host):
 
 
 def test_the_invitation_says_rated(host, friend):
-    game = rooms.room_create(actor=actor(host), seats=2, turn_seconds=0, rated=True)
+    game = rooms.room_create(actor=actor(host), seats=2, turn_seconds=60, rated=True)
     rooms.room_invite(game_id=game.pk, actor=actor(host), username=friend.username)
     assert Invitation.objects.get(game=game).status == Invitation.Status.PENDING
     friends_page = client_for(friend).get("/accounts/friends/").content.decode()
@@ -58,7 +61,7 @@ def test_the_invitation_says_rated(host, friend):
 
 
 def test_a_guest_is_refused_a_rated_rooms_link_but_may_watch(host):
-    game = rooms.room_create(actor=actor(host), seats=2, turn_seconds=0, rated=True)
+    game = rooms.room_create(actor=actor(host), seats=2, turn_seconds=60, rated=True)
     guest = Client()
     response = guest.get(f"/games/join/{game.invite_token}/")
     assert response.status_code == 403
@@ -92,7 +95,7 @@ def test_hints_are_refused_on_the_page_with_a_message_and_not_offered(strategy):
 def test_the_room_shows_its_peoples_ratings(strategy):
     a, b = UserFactory(username="ann"), UserFactory(username="bob")
     play_out(rated_room(a, [b]), [a, b], worst=[b])
-    room = rooms.room_create(actor=actor(a), seats=3, turn_seconds=0, rated=True)
+    room = rooms.room_create(actor=actor(a), seats=3, turn_seconds=60, rated=True)
     rooms.room_join_by_link(token=room.invite_token, actor=actor(b))
     rooms.room_add_computer(game_id=room.pk, actor=actor(a), strength="easy")
     page = client_for(a).get(f"/games/{room.pk}/").content.decode()

@@ -204,9 +204,10 @@ def test_stats_pages_stay_bounded_with_stand_in_turns(user, user_client, django_
             for n in range(1, 14)
         ]
     )
-    # (Each page +1 since the header counts the games waiting for the person's move; +3: the cache
-    # versions the page depends on, read once, the site-wide ones stored by their first reading.)
-    with django_assert_max_num_queries(21):
+    # (Each page +1 since the header counts the games waiting for the person's move, +1 for the
+    # tournaments' section; +3: the cache versions the page depends on, read once, the site-wide ones
+    # stored by their first reading.)
+    with django_assert_max_num_queries(22):
         html = user_client.get(f"/players/{user.username}/").content.decode()
     assert 'data-stat="games">300<' in html and 'data-stat="not-counted">100<' in html
     # (+1: who is off the boards for fair play, part of the boards' cache key.)
@@ -248,3 +249,24 @@ def test_the_review_marks_a_seat_whose_game_does_not_count(user, strategy):
     c = client_for(user)
     assert "data-not-counted" not in c.get(f"/games/{within.pk}/review/").content.decode()
     assert "data-not-counted" in c.get(f"/games/{over.pk}/review/").content.decode()
+
+
+def test_head_to_head_counts_and_explains_a_game_both_left(user):
+    """Games = wins + losses + shared + both left: a game both people left is in none of the first
+    three, so the page counts it in a column of its own and says why (issue 22, item 13)."""
+    friend = UserFactory(username="friend-who-left")
+    befriend(user, friend)
+    both = stats_game(user, Game.Kind.FRIENDS, sheet_with(CHANCE=20), others=[(friend, 30)])
+    Player.objects.filter(game=both).update(left_at=timezone.now())  # both resigned the table
+    stats_game(user, Game.Kind.FRIENDS, sheet_with(CHANCE=25), others=[(friend, 10)])  # a plain win
+    [h2h] = head_to_head.head_to_head(user_id=user.pk, other_ids=[friend.pk])
+    assert (h2h.games, h2h.wins, h2h.losses, h2h.shared, h2h.both_left) == (2, 1, 0, 0, 1)
+    assert h2h.games == h2h.wins + h2h.losses + h2h.shared + h2h.both_left
+
+    for language, words in (("en", "A game you both left"), ("nl", "Een spel dat jullie allebei verlieten")):
+        c = client_for(user)
+        c.cookies["django_language"] = language
+        html = c.get(f"/players/{user.username}/").content.decode()
+        row = html.split('data-opponent="friend-who-left"')[1].split("</tr>")[0]
+        assert "<td data-both-left>1</td>" in row and "<td data-wins>1</td>" in row
+        assert "data-both-left-rule" in html and words in html

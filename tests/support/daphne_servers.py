@@ -167,18 +167,27 @@ class Servers:
         return env
 
     def daphne(
-        self, count: int = 1, *, clock: str = "web", app: str = "penta.asgi:application", **extra: str
+        self,
+        count: int = 1,
+        *,
+        clock: str = "web",
+        app: str = "penta.asgi:application",
+        proxy_headers: bool = False,
+        **extra: str,
     ) -> list[Server]:
         """`count` daphne processes (SERVER_MODULE) on free ports. `clock`: "web" (each runs the game
         clock in the background), "process" (none does, one `run_timers` is started too: the README's
-        production layout) or "none". `app`: the ASGI application (an instrumented one, say)."""
+        production layout) or "none". `app`: the ASGI application (an instrumented one, say).
+        `proxy_headers`: behind a reverse proxy (daphne's --proxy-headers: the client's address from
+        X-Forwarded-For)."""
         assert clock in {"web", "process", "none"}
         env = self.env(PENTA_CLOCK_IN_WEB="true" if clock == "web" else "false", **extra)
         servers = []
         for _ in range(count):
             port = free_port()
             name = f"daphne-{len(self.started) + 1}"
-            argv = ["-m", SERVER_MODULE, "-b", HOST, "-p", str(port), app]
+            argv = ["-m", SERVER_MODULE, *(["--proxy-headers"] if proxy_headers else []), "-b", HOST]
+            argv += ["-p", str(port), app]
             server = Server(name, argv, env, self.workdir / f"{name}.log", port=port)
             self.started.append(server)
             servers.append(server)

@@ -181,8 +181,11 @@ def mark_finished(game: Game) -> None:
     game.refresh_from_db()
 
 
-def two_player_game(*, turn_seconds: int = 0, rated: bool = False) -> tuple[Game, object, object]:
-    """A started game of two friends, hana (the host, to move) and femke: (game, host, friend)."""
+def two_player_game(*, turn_seconds: int | None = None, rated: bool = False) -> tuple[Game, object, object]:
+    """A started game of two friends, hana (the host, to move) and femke: (game, host, friend). The turn
+    timer is off unless given; a rated game's is 60 s (a rated game always has a clock)."""
+    if turn_seconds is None:
+        turn_seconds = 60 if rated else 0
     host, friend = UserFactory(username="hana"), UserFactory(username="femke")
     befriend(host, friend)
     game = rooms.room_create(actor=actor(host), seats=2, turn_seconds=turn_seconds, rated=rated)

@@ -10,7 +10,11 @@ from tests.support.factories import actor
 from tests.support.games import open_turn
 
 
-def rated_room(host, others, *, bots=(), rated=True, turn_seconds=0) -> Game:
+def rated_room(host, others, *, bots=(), rated=True, turn_seconds=None) -> Game:
+    """A started room of the host, the others and the computer players `bots`; rated, with a turn timer
+    of 60 s (a rated game always has a clock), unless told otherwise."""
+    if turn_seconds is None:
+        turn_seconds = 60 if rated else 0
     game = rooms.room_create(
         actor=actor(host), seats=1 + len(others) + len(bots), turn_seconds=turn_seconds, rated=rated
     )

@@ -6,6 +6,7 @@ import asyncio
 import re
 
 import pytest
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.test import Client
@@ -18,6 +19,8 @@ from live.presence import Opened
 from tests.support.factories import UserFactory, actor, client_for
 from tests.support.games import race, two_player_game
 from tests.support.sockets import connect
+from winprob import chances as wp
+from winprob import live as winprob_live
 from winprob.models import WinBarChoice
 
 
@@ -28,6 +31,12 @@ def bar_of(html: str) -> str:
 
 def chances_in(html: str) -> list[int]:
     return [int(x) for x in re.findall(r'data-chance="(\d+)"', bar_of(html))]
+
+
+def cached_figures(game):
+    """The figures of the game's position as it stands, if worked out (the shared cache)."""
+    players = list(game.players.order_by("seat"))
+    return wp.cached_chances(players, Turn.objects.filter(game=game, completed_at__isnull=True).first())
 
 
 def watch(game) -> Client:
@@ -47,12 +56,22 @@ def test_a_spectator_sees_the_bar_and_it_loads_its_figures():
     assert bar and "Chance of winning" in bar and 'data-action="win-bar"' not in bar
     # The page does not wait for the figures: the region asks for them as it loads.
     assert "data-win-pending" in bar
-    answer = Client().get(f"/games/{game.pk}/win-bar/?t={game.invite_token}", headers={"HX-Request": "true"})
+    # A guest makes nothing be worked out: the figures are not there yet, so nothing comes back (they
+    # follow by push once worked out for the game's screens).
+    url = f"/games/{game.pk}/win-bar/?t={game.invite_token}"
+    answer = Client().get(url, headers={"HX-Request": "true"})
+    assert answer.status_code == 204 and answer.content == b""
+    assert cached_figures(game) is None
+    # A logged-in viewer's page asks for them (here, with no server's worker, they are worked out at once).
+    viewer = client_for(UserFactory(username="vera"))
+    answer = viewer.get(url, headers={"HX-Request": "true"})
     assert answer.status_code == 200
     figures = chances_in(answer.content.decode())
     assert len(figures) == 2 and 99 <= sum(figures) <= 101
     assert 'hx-swap-oob="morph"' in answer.content.decode()
-    # Once worked out, the next page has them at once, with the seats' names for screen readers.
+    # Once worked out, the guest gets them, and the next page has them at once, with the seats' names.
+    answer = Client().get(url, headers={"HX-Request": "true"})
+    assert answer.status_code == 200 and chances_in(answer.content.decode()) == figures
     page = Client().get(f"/games/{game.pk}/?t={game.invite_token}").content.decode()
     assert chances_in(page) == figures and "hana: <strong>" in bar_of(page)
 
@@ -77,7 +96,7 @@ def test_a_player_of_a_casual_game_may_switch_the_bar_on_and_off():
 
 
 @pytest.mark.django_db
-def test_players_of_a_rated_game_never_get_the_bar_and_a_toggle_is_refused():
+def test_nobody_sees_a_rated_games_chances_while_it_is_played_and_a_toggle_is_refused():
     game, host, _friend = two_player_game(rated=True)
     client = client_for(host)
     assert bar_of(client.get(f"/games/{game.pk}/").content.decode()) == ""
@@ -87,8 +106,16 @@ def test_players_of_a_rated_game_never_get_the_bar_and_a_toggle_is_refused():
     assert not WinBarChoice.objects.exists()
     answer = client.get(f"/games/{game.pk}/win-bar/", headers={"HX-Request": "true"})
     assert answer.status_code == 403
-    # Spectators of a rated game see it.
-    assert bar_of(Client().get(f"/games/{game.pk}/?t={game.invite_token}").content.decode())
+    # Nor a spectator (a player could watch their own chances through the invitation link in another
+    # browser): the page has no bar, and the figures are refused with a message, to a guest and to an
+    # account alike.
+    link = f"?t={game.invite_token}"
+    assert bar_of(Client().get(f"/games/{game.pk}/{link}").content.decode()) == ""
+    for spectator in (Client(), client_for(UserFactory(username="sam"))):
+        answer = spectator.get(f"/games/{game.pk}/win-bar/{link}", headers={"HX-Request": "true"})
+        assert answer.status_code == 403
+        assert "shown once it is over, in its review" in answer.content.decode()
+    assert cached_figures(game) is None
 
 
 @pytest.mark.django_db(transaction=True)
@@ -142,7 +169,7 @@ def test_a_game_against_the_computer_offers_the_bar_to_its_player():
 # -- pushes -------------------------------------------------------------------------------------------------
 
 
-async def bar_frame(communicator, wait=3.0) -> str | None:
+async def bar_frame(communicator, wait=20.0) -> str | None:
     """The next frame carrying the bar, or None if none comes within `wait` seconds of quiet."""
     while not await communicator.receive_nothing(timeout=wait):
         html = await communicator.receive_from(timeout=1)
@@ -190,7 +217,7 @@ async def test_a_move_pushes_the_bar_to_spectators_and_opted_in_players_of_a_cas
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
-async def test_players_of_a_rated_game_never_get_the_bar_pushed():
+async def test_no_screen_of_a_rated_game_gets_the_bar_pushed():
     game, host, friend = await database_sync_to_async(two_player_game)(rated=True)
     # Even a stored choice (made before, by any means) is not honoured in a rated game.
     seat = await database_sync_to_async(lambda: game.players.get(user=friend))()
@@ -200,21 +227,23 @@ async def test_players_of_a_rated_game_never_get_the_bar_pushed():
     for communicator in (to_friend, to_watcher):
         await communicator.receive_from(timeout=5)
     await roll_from_the_test(game, host)
-    assert await bar_frame(to_watcher)
-    assert await bar_frame(to_friend, wait=1.5) is None
+    assert await bar_frame(to_watcher, wait=1.5) is None
+    assert await bar_frame(to_friend, wait=0.5) is None
     for communicator in (to_friend, to_watcher):
         await communicator.disconnect()
 
 
 async def received(channel: str, quiet: float = 2.0) -> list[dict]:
-    """Every message that reaches a channel of the layer until it has been quiet for `quiet` s."""
+    """Every message that reaches a channel of the layer until the process's winning-chance work is
+    done and the channel has been quiet for `quiet` s."""
     layer = get_channel_layer()
     out = []
     while True:
         try:
             out.append(await asyncio.wait_for(layer.receive(channel), timeout=quiet))
         except TimeoutError:
-            return out
+            if await sync_to_async(winprob_live.queue().join)(0):
+                return out
 
 
 @pytest.mark.django_db(transaction=True)
@@ -243,7 +272,7 @@ def test_the_socket_forwards_the_bar_by_viewer():
     event = {"type": "win.bar", "version": 5, "language": "en", "rated": False, "html": "S", "seat_html": "P"}
     for seat_id, wants, rated, expected in [
         (None, False, False, "S"),
-        (None, False, True, "S"),
+        (None, False, True, None),
         (7, True, False, "P"),
         (7, False, False, None),
         (7, True, True, None),
@@ -268,15 +297,44 @@ def test_the_socket_forwards_the_bar_by_viewer():
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
-async def test_a_screen_that_opens_gets_the_bar_with_its_board_once_worked_out():
+async def test_a_screen_that_opens_asks_for_the_bar_and_the_next_gets_it_with_its_board():
     game, host, _friend = await database_sync_to_async(two_player_game)()
-    answer = await database_sync_to_async(Client().get)(
-        f"/games/{game.pk}/win-bar/?t={game.invite_token}", headers={"HX-Request": "true"}
-    )
-    assert answer.status_code == 200
     to_watcher = await connect(game.pk, None, query=f"?t={game.invite_token}")
+    # Nothing worked out yet: the board comes alone, and the bar follows once worked out (in the niced
+    # child, by the process's worker).
+    assert chances_in(await to_watcher.receive_from(timeout=5)) == []
+    assert len(chances_in(await bar_frame(to_watcher, wait=20))) == 2
+    # The next screen to open gets it with its board; a seat that did not switch it on does not.
+    to_other = await connect(game.pk, None, query=f"?t={game.invite_token}")
     to_host = await connect(game.pk, host)
-    assert len(chances_in(await to_watcher.receive_from(timeout=5))) == 2
-    assert 'id="win-bar"' not in await to_host.receive_from(timeout=5)  # not switched on
-    for communicator in (to_watcher, to_host):
+    assert len(chances_in(await to_other.receive_from(timeout=5))) == 2
+    assert 'id="win-bar"' not in await to_host.receive_from(timeout=5)
+    assert await bar_frame(to_host, wait=1) is None
+    for communicator in (to_watcher, to_other, to_host):
         await communicator.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_a_bar_older_than_the_one_a_whole_board_brought_is_dropped():
+    """A screen that draws a whole board (opening, a missed version) shows the bar of its position; a bar
+    of an older position still on its way (from a busier process) must not replace it."""
+    game, host, _friend = await database_sync_to_async(two_player_game)()
+
+    def work_out() -> int:
+        players = list(game.players.order_by("seat"))
+        turn = Turn.objects.get(game=game, completed_at__isnull=True)
+        wp.compute_chances(wp.positions(players, turn), in_child=False)
+        return Game.objects.get(pk=game.pk).version
+
+    version = await database_sync_to_async(work_out)()
+    watcher = await connect(game.pk, None, query=f"?t={game.invite_token}")
+    first = await watcher.receive_from(timeout=5)
+    assert len(chances_in(first)) == 2 and f'data-win-version="{version}"' in first
+    layer = get_channel_layer()
+    stale = {"type": "win.bar", "language": "en", "rated": False, "html": "OLD", "seat_html": "OLD"}
+    await layer.group_send(pushes.game_group(game.pk), {**stale, "version": version - 1})
+    assert await watcher.receive_nothing(timeout=0.5)
+    await layer.group_send(pushes.game_group(game.pk), {**stale, "version": version, "html": "SAME"})
+    assert await watcher.receive_from(timeout=5) == "SAME"
+    await watcher.disconnect()

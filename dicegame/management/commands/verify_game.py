@@ -19,10 +19,16 @@ class Command(BaseCommand):
         if not game.is_finished:
             raise CommandError(f"Game {game_id} is still in play: its seed is revealed when it is over.")
         secret_until = game.seed_secret_until
-        if secret_until is not None:
+        if secret_until is not None and game.daily_date:
             raise CommandError(
                 f"Game {game_id} is the daily challenge of {game.daily_date.isoformat()}: its seed deals "
                 f"everyone's dice of that day, so it is revealed (and checked) only when the day ends, "
+                f"at {secret_until.isoformat()}."
+            )
+        if secret_until is not None:
+            raise CommandError(
+                f"Game {game_id} is played on shared dice ({game.dice_namespace}): its seed deals other "
+                f"players' dice too, so it is revealed (and checked) only when their window ends, "
                 f"at {secret_until.isoformat()}."
             )
         problems = []

@@ -108,18 +108,20 @@ def test_run_timers_survives_a_database_restart(pg, tmp_path):
         first = rolled_game(pg)
         wait_until(lambda: auto_committed(pg, first), timeout=20, what="run_timers to auto-commit a turn")
 
-        # An auto-commit that comes due while PostgreSQL is away for about two seconds (every
-        # connection is cut) and is applied when it is back.
-        second = rolled_game(pg, due_in=2.0)
+        # An auto-commit that comes due while PostgreSQL is away (every connection is cut) and is
+        # applied when it is back. Due 6 s after the roll: the process that rolled may take seconds to
+        # exit on a busy machine, and the turn must still be open when the database goes.
+        due_in = 6.0
+        second = rolled_game(pg, due_in=due_in)
+        rolled_at = time.monotonic()
         assert not auto_committed(pg, second)
         pg.stop()
-        stopped_at = time.monotonic()
         wait_until(
             lambda: "game clock: sweep failed (OperationalError" in timers.output(),
             timeout=10,
             what="run_timers to notice the database is gone",
         )
-        time.sleep(max(0.0, 2.0 - (time.monotonic() - stopped_at)))
+        time.sleep(max(0.0, due_in + 0.5 - (time.monotonic() - rolled_at)))  # it comes due meanwhile
         pg.start()
 
         wait_until(

@@ -163,7 +163,7 @@ def test_the_bot_page_shows_who_plays_and_polls_for_the_next_move(user_client, v
     human_plays_turn(vs_two, user_actor)
     html = user_client.get(f"/games/{vs_two.pk}/").content.decode()
     assert "Computer 1 (easy) is playing" in html
-    assert re.search(r'hx-post="/games/\d+/tick/" hx-trigger="load delay:\d+ms"', html)
+    assert re.search(r'hx-post="/games/\d+/tick/\?turn=\d+" hx-trigger="load delay:\d+ms"', html)
     assert "Speed up" in html
     response = user_client.post(f"/games/{vs_two.pk}/hurry/", {}, **HX)
     assert response.status_code == 200

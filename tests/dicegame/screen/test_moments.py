@@ -135,7 +135,7 @@ def test_the_joker_note_in_dutch(user):
     game = rigged_turn(user, [6] * 5, {Box.PENTA: 50, Box.SIXES: 18})
     _turn = current(game.pk).number
     html = client_for(user).get(f"/games/{game.pk}/", HTTP_ACCEPT_LANGUAGE="nl").content.decode()
-    assert "Joker: het vak Zessen is vol" in html
+    assert "Joker: het vakje Zessen is vol" in html
 
 
 # -- the end of a game --------------------------------------------------------------------------------
@@ -164,7 +164,7 @@ def test_a_new_best_is_told(user):
 def test_the_best_is_shown_when_not_beaten_and_the_first_game_says_so(user):
     first = finished_solo(user, 120, days_ago=5)
     html = client_for(user).get(f"/games/{first.pk}/").content.decode()
-    assert "Your first finished game: your best so far." in html
+    assert "Your first game that counts for records: your best so far." in html
     finished_solo(user, 250, days_ago=3)
     game = finished_solo(user, 200)
     html = client_for(user).get(f"/games/{game.pk}/").content.decode()
@@ -208,13 +208,23 @@ def test_a_lower_place_is_told(user):
 
 
 @pytest.mark.django_db
-def test_a_resigned_game_does_not_claim_a_new_best(user, user_actor):
-    finished_solo(user, 10, days_ago=2)
-    game = play.game_create_solo(actor=user_actor)
-    Player.objects.filter(game=game).update(boxes={"CHANCE": 25}, total=25)
-    play.game_resign(game_id=game.pk, actor=user_actor)
-    html = client_for(user).get(f"/games/{game.pk}/").content.decode()
+def test_a_resigned_game_counts_as_it_stands(user, user_actor):
+    """The records' one rule (dicegame.records): a resigned game counts with the boxes written, as the
+    statistics count it; so a lower resigned total is no new best, and a higher one is."""
+    finished_solo(user, 30, days_ago=2)
+    lower = play.game_create_solo(actor=user_actor)
+    Player.objects.filter(game=lower).update(boxes={"CHANCE": 25}, total=25)
+    play.game_resign(game_id=lower.pk, actor=user_actor)
+    html = client_for(user).get(f"/games/{lower.pk}/").content.decode()
     assert "You resigned this game" in html and "new best" not in html.lower()
+    assert 'data-best="30"' in html
+
+    higher = play.game_create_solo(actor=user_actor)
+    Player.objects.filter(game=higher).update(boxes={"CHANCE": 25, "LARGE_STRAIGHT": 40}, total=65)
+    play.game_resign(game_id=higher.pk, actor=user_actor)
+    html = client_for(user).get(f"/games/{higher.pk}/").content.decode()
+    assert "You resigned this game" in html
+    assert "A new best! Your best before this game was 30." in html
 
 
 @pytest.mark.django_db(transaction=True)

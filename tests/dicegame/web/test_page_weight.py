@@ -1,10 +1,12 @@
-"""Page weight: what a first visit to a game page downloads, compressed as the server sends it.
+"""Page weight: what a first visit to a game page downloads before it can be played, compressed as the
+server sends it, and what it fetches once it is shown.
 
-The page's HTML gzipped at level 6 (GZipMiddleware's), and every stylesheet and script it references
-as WhiteNoise's collectstatic compresses it once for all (gzip at level 9); the total must stay within
-the budget. And
-compressed static serving is real: in production (collectstatic with WhiteNoise's compressed manifest
-storage) every stylesheet and script has its .gz, and WhiteNoise answers with it."""
+The first load is the page's HTML gzipped at level 6 (GZipMiddleware's), and every stylesheet and script
+it references, as collectstatic made them (minified, gzipped by zopfli): it must stay within the aim of
+30 KB. The scripts the page loads after it is shown (base.html's meta "penta-later", which penta.js
+fetches after the page's load: the morphing of answers, the banners, the socket extension) are weighed
+apart. And compressed static serving is real: in production (collectstatic with the project's minifying,
+compressing manifest storage) every stylesheet and script has its .gz, and WhiteNoise answers with it."""
 
 from __future__ import annotations
 
@@ -15,19 +17,18 @@ import pytest
 from django.contrib.staticfiles import finders
 from django.core.management import call_command
 from django.test import Client, override_settings
-from whitenoise.compress import Compressor
 
 from dicegame import play
 from dicegame.actors import Actor
 from dicegame.models import Game, Turn
 from dicegame.play import rooms
+from penta.static_files import gzipped, minified, minifies
 
-# The issue's aim is 30 KB. It is missed: htmx alone is 16.5 KB gzipped and the page's scripts come to
-# 27-29 KB, so no cut of our HTML or CSS reaches it (the closing note has the figures). The test holds
-# the line where it is now, so the weight can only go down.
+# The issue's aim for the first load; what comes after the first paint has a line of its own.
 AIM = 30 * 1024
-BUDGET = 39 * 1024
+LATER_BUDGET = 8 * 1024
 ASSET = re.compile(r'<(?:link[^>]*rel="stylesheet"[^>]*href|script[^>]*src)="([^"]+)"')
+LATER = re.compile(r'<meta name="penta-later" content="([^"]*)"')
 
 
 def gz(data: bytes) -> int:
@@ -35,28 +36,40 @@ def gz(data: bytes) -> int:
 
 
 def served(data: bytes) -> int:
-    """A static file's size as WhiteNoise sends it (the .gz its compressor made at collectstatic)."""
-    return len(Compressor.compress_gzip(data))
+    """A static file's size as WhiteNoise sends it (the .gz collectstatic made with zopfli, of the file as
+    collectstatic minified it)."""
+    return len(gzipped(data))
+
+
+def static_size(url: str) -> int:
+    assert url.startswith("/static/"), f"an asset from elsewhere: {url}"
+    path = finders.find(url.removeprefix("/static/"))
+    assert path, f"{url} is referenced but not found"
+    with open(path, "rb") as f:
+        return served(minified(url, f.read()))
 
 
 def weigh(html: str) -> dict[str, int]:
-    """Compressed bytes of the page and of each asset it loads, by name."""
-    sizes = {"HTML": gz(html.encode())}
-    for url in ASSET.findall(html):
-        assert url.startswith("/static/"), f"an asset from elsewhere: {url}"
-        path = finders.find(url.removeprefix("/static/"))
-        assert path, f"{url} is referenced but not found"
-        with open(path, "rb") as f:
-            sizes[url] = served(f.read())
-    return sizes
+    """Compressed bytes of the page and of each asset it loads before it is shown, by name."""
+    return {"HTML": gz(html.encode())} | {url: static_size(url) for url in ASSET.findall(html)}
 
 
-def report(what: str, sizes: dict[str, int]) -> int:
-    total = sum(sizes.values())
-    lines = "\n".join(f"  {size / 1024:6.1f} KB  {name}" for name, size in sizes.items())
-    limits = f"aim {AIM / 1024:.0f} KB, limit {BUDGET / 1024:.0f} KB"
-    print(f"\n{what}: {total / 1024:.1f} KB gzipped ({limits})\n{lines}")
-    return total
+def later(html: str) -> dict[str, int]:
+    """Compressed bytes of each script the page loads once it is shown (penta.js, after the load)."""
+    urls = LATER.search(html)
+    return {url: static_size(url) for url in (urls.group(1).split() if urls else [])}
+
+
+def report(what: str, html: str) -> tuple[int, int]:
+    first, after = weigh(html), later(html)
+    total, total_after = sum(first.values()), sum(after.values())
+    lines = "\n".join(f"  {size / 1024:6.1f} KB  {name}" for name, size in first.items())
+    lines_after = "\n".join(f"  {size / 1024:6.1f} KB  {name}" for name, size in after.items())
+    print(
+        f"\n{what}: first load {total / 1024:.1f} KB gzipped (aim {AIM / 1024:.0f} KB)\n{lines}\n"
+        f"  then, once shown: {total_after / 1024:.1f} KB\n{lines_after}"
+    )
+    return total, total_after
 
 
 def solo_page_mid_turn(client: Client) -> str:
@@ -70,8 +83,9 @@ def solo_page_mid_turn(client: Client) -> str:
 
 @pytest.mark.django_db
 def test_a_guest_s_solo_game_page_fits_the_budget(client):
-    total = report("solo game, a guest, mid-turn", weigh(solo_page_mid_turn(client)))
-    assert total <= BUDGET
+    first, after = report("solo game, a guest, mid-turn", solo_page_mid_turn(client))
+    assert first <= AIM
+    assert after <= LATER_BUDGET
 
 
 @pytest.mark.django_db
@@ -90,15 +104,17 @@ def test_a_live_game_page_with_four_seats_fits_the_budget(host):
         play.turn_roll(game_id=game.pk, actor=actor, turn=turn.number, roll=0)
     html = client.get(f"/games/{game.pk}/").content.decode()
     assert "ws-connect" in html
-    total = report("live game, 4 seats, logged in, mid-turn", weigh(html))
-    assert total <= BUDGET
+    first, after = report("live game, 4 seats, logged in, mid-turn", html)
+    assert first <= AIM
+    assert after <= LATER_BUDGET
+    assert "htmx-ext-ws" in LATER.search(html).group(1)  # its socket connects once the page is shown
 
 
 @pytest.mark.django_db
 def test_static_files_are_served_compressed_in_production(tmp_path, client):
     storages = {
         "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-        "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+        "staticfiles": {"BACKEND": "penta.static_files.MinifiedCompressedManifestStorage"},
     }
     with override_settings(
         STATIC_ROOT=tmp_path, STORAGES=storages, WHITENOISE_USE_FINDERS=False, DEBUG=False
@@ -117,3 +133,14 @@ def test_static_files_are_served_compressed_in_production(tmp_path, client):
             assert response["Content-Encoding"] == "gzip", url
             assert "immutable" in response["Cache-Control"]
             response.close()
+            # Our own scripts and stylesheets go out minified: the source's comments stay home.
+            sent = (tmp_path / url.removeprefix("/static/")).read_bytes()
+            source = finders.find(re.sub(r"\.[0-9a-f]{12}\.", ".", url.removeprefix("/static/")))
+            if minifies(source):
+                with open(source, "rb") as f:
+                    assert len(sent) < len(f.read())
+                assert b"/*" not in sent and b"\n//" not in sent, url
+            # And gzipped by zopfli: smaller than zlib's best.
+            packed = (tmp_path / (url.removeprefix("/static/") + ".gz")).read_bytes()
+            assert gzip.decompress(packed) == sent
+            assert len(packed) < len(gzip.compress(sent, compresslevel=9)), url

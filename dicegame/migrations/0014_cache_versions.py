@@ -22,7 +22,7 @@ def start_versions(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('dicegame', '0011_turn_times'),
+        ('dicegame', '0013_shared_dice'),
         ('daily', '0002_attempts_and_par'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
