@@ -150,7 +150,7 @@ async def test_a_busy_persons_games_do_not_hold_back_another_games_bar():
             victims_bar = asyncio.ensure_future(bar_of_version(watcher, version, timeout=60))
             # The victim's job is queued after its push, on this loop: the count starts once it waits
             # (a loaded machine may serve a busy game meanwhile, before the queue has a say).
-            await until(lambda: ("bar", victim.pk) in live.queue() or victims_bar.done(), timeout=60)
+            await until(lambda bar=victims_bar: ("bar", victim.pk) in live.queue() or bar.done(), timeout=60)
             while not served.empty():
                 await in_thread(move_on, by_id[served.get_nowait()], bo_and_cy)
             busy_bars = 0
