@@ -30,14 +30,18 @@ def roll(game: Game, t: Turn) -> None:
     previous = tuple(t.dice) if t.dice else None
     new_dice = dice.roll_dice(game.seed, game.dice_namespace, t.number, t.rolls_used + 1, previous, held)
     t.rolls = [*t.rolls, {"dice": list(new_dice), "held": list(held)}]
-    t.roll_times = [*t.roll_times, round(timezone.now().timestamp(), 3)]
+    # One instant, to the millisecond the roll times keep: the auto-commit's time and the latest a
+    # question may hold it (hold_auto_commit, from the roll time) then agree to the microsecond.
+    now = timezone.now()
+    now = now.replace(microsecond=now.microsecond // 1000 * 1000)
+    t.roll_times = [*t.roll_times, round(now.timestamp(), 3)]
     t.dice = list(new_dice)
     t.held = list(held)
     # A selection was made for the old dice; the new dice need a new one.
     t.chosen_box = ""
     t.chosen_at = None
     t.auto_commit_at = (
-        timezone.now() + timedelta(seconds=settings.PENTA_AUTO_COMMIT_SECONDS)
+        now + timedelta(seconds=settings.PENTA_AUTO_COMMIT_SECONDS)
         if t.rolls_used == MAX_ROLLS and not t.player.computer_plays
         else None
     )

@@ -130,7 +130,7 @@ async def test_a_busy_persons_games_do_not_hold_back_another_games_bar():
     first again and again, and a game queued meanwhile waited for as long as the other kept moving.
     Here one person's three watched games get a new position each time one of them is worked out (they
     always have work waiting), and the victim's spectator must still get the bar of each of the
-    victim's moves before that person's games have been served twice."""
+    victim's moves before that person's games have been served three times (see below)."""
     victim, host, _friend = await database_sync_to_async(two_player_game)()
     games, bo_and_cy = await database_sync_to_async(busy_games)(3)
     by_id = {game.pk: game for game in games}
@@ -148,6 +148,11 @@ async def test_a_busy_persons_games_do_not_hold_back_another_games_bar():
             for game in games:  # the busy games move on again, after the victim
                 await in_thread(move_on, game, bo_and_cy)
             victims_bar = asyncio.ensure_future(bar_of_version(watcher, version, timeout=60))
+            # The victim's job is queued after its push, on this loop: the count starts once it waits
+            # (a loaded machine may serve a busy game meanwhile, before the queue has a say).
+            await until(lambda bar=victims_bar: ("bar", victim.pk) in live.queue() or bar.done(), timeout=60)
+            while not served.empty():
+                await in_thread(move_on, by_id[served.get_nowait()], bo_and_cy)
             busy_bars = 0
             while not victims_bar.done():
                 try:
@@ -155,7 +160,12 @@ async def test_a_busy_persons_games_do_not_hold_back_another_games_bar():
                 except TimeoutError:
                     continue
                 busy_bars += 1
-                assert busy_bars <= 2, "the busy person's games were served twice before the victim's"
+                # At most: the job in progress when the victim's was queued, the busy person's turn if it
+                # came first in the rotation, and a bar worked out just before that was still on its way
+                # to the socket (sent on this loop). The newest-first queue served them without end.
+                assert busy_bars <= 3, (
+                    "the busy person's games were served before the victim's again and again"
+                )
                 # Worked out: that game moves on at once, so the busy person always has work waiting.
                 await in_thread(move_on, by_id[game_id], bo_and_cy)
             assert len(re.findall(r'data-chance="\d+"', victims_bar.result())) == 2
