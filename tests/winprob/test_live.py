@@ -73,7 +73,7 @@ def test_a_spectator_sees_the_bar_and_it_loads_its_figures():
     answer = Client().get(url, headers={"HX-Request": "true"})
     assert answer.status_code == 200 and chances_in(answer.content.decode()) == figures
     page = Client().get(f"/games/{game.pk}/?t={game.invite_token}").content.decode()
-    assert chances_in(page) == figures and "hana: <strong>" in bar_of(page)
+    assert chances_in(page) == figures and '<span class="win-name">hana:</span> <strong>' in bar_of(page)
 
 
 @pytest.mark.django_db
