@@ -196,7 +196,15 @@ def cached[T](key: str, names: Iterable[str], compute: Callable[[], T], *, versi
     if boxed is not None:
         return boxed[0]
     lock = full + ":lock"
-    if not cache.add(lock, 1, LOCK_SECONDS):
+    owner = cache.add(lock, 1, LOCK_SECONDS)
+    if owner:
+        # The one that computed it may have stored it and let the lock go between our look and our
+        # lock: look again, or it is computed twice.
+        boxed = _get(full)
+        if boxed is not None:
+            cache.delete(lock)
+            return boxed[0]
+    else:
         deadline = time.monotonic() + WAIT_SECONDS
         while time.monotonic() < deadline:
             time.sleep(_POLL)
@@ -208,7 +216,8 @@ def cached[T](key: str, names: Iterable[str], compute: Callable[[], T], *, versi
         value = compute()
         _set(full, (value,))
     finally:
-        cache.delete(lock)
+        if owner:  # a waiter that gave up leaves the computing one's lock alone
+            cache.delete(lock)
     return value
 
 
