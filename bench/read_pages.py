@@ -108,6 +108,7 @@ class Filler:
 
         from dicegame.models import Game, GameAnalysis, Player, Turn
         from dicegame.strategy import analysis as A
+        from tests.support.games import logged_turn
 
         if not self.pending:
             return []
@@ -142,20 +143,8 @@ class Filler:
                     stand_in = log.seat == stand_in_seat and stand_ins < 3
                     stand_ins += stand_in
                     turns.append(
-                        Turn(
-                            game=game,
-                            player=seats[log.seat],
-                            number=log.number,
-                            round=log.round,
-                            dice=log.rolls[-1]["dice"],
-                            held=log.rolls[-1]["held"],
-                            rolls=log.rolls,
-                            box=log.box,
-                            chosen_box=log.box,
-                            points=log.points,
-                            bonus=log.bonus,
-                            stand_in=stand_in,
-                            completed_at=game.finished_at,
+                        logged_turn(
+                            game, seats[log.seat], log, stand_in=stand_in, completed_at=game.finished_at
                         )
                     )
                 analyses.append(

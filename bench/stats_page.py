@@ -72,6 +72,7 @@ def populate(games: int) -> None:
     from dicegame.models import Game, GameAnalysis, Player, Turn
     from dicegame.rules.dice import commitment, new_seed
     from dicegame.strategy import analysis as A
+    from tests.support.games import logged_turn
 
     User = get_user_model()
     user = User.objects.create_user(USERNAME, password="bench-password-not-secret")
@@ -134,22 +135,7 @@ def populate(games: int) -> None:
             for game, (_s, logs, _summary, _sheets) in zip(created, picks, strict=True):
                 seats = by_game[game.pk]
                 for log in logs:
-                    turns.append(
-                        Turn(
-                            game=game,
-                            player=seats[log.seat],
-                            number=log.number,
-                            round=log.round,
-                            dice=log.rolls[-1]["dice"],
-                            held=log.rolls[-1]["held"],
-                            rolls=log.rolls,
-                            box=log.box,
-                            chosen_box=log.box,
-                            points=log.points,
-                            bonus=log.bonus,
-                            completed_at=now,
-                        )
-                    )
+                    turns.append(logged_turn(game, seats[log.seat], log, completed_at=now))
             Turn.objects.bulk_create(turns, batch_size=2000)
             GameAnalysis.objects.bulk_create(
                 [

@@ -86,6 +86,25 @@ def play_whole_game(game, actor):
         place(game, actor, computer.auto_commit_box(sheet, tuple(t.dice)))
 
 
+def logged_turn(game: Game, player: Player, log: A.TurnLog, **fields) -> Turn:
+    """The turn of a bot game's log (`bot_game_logs`) as a row of `game` for `player`, written and not yet
+    saved (the callers make many at once); `fields`: completed_at, stand_in, ..."""
+    return Turn(
+        game=game,
+        player=player,
+        number=log.number,
+        round=log.round,
+        dice=log.rolls[-1]["dice"],
+        held=log.rolls[-1]["held"],
+        rolls=log.rolls,
+        box=log.box,
+        chosen_box=log.box,
+        points=log.points,
+        bonus=log.bonus,
+        **fields,
+    )
+
+
 def make_game(
     seats: list,
     *,
@@ -113,21 +132,9 @@ def make_game(
         if not finished and log.round > 3:
             break
         sheets[log.seat] = sheets[log.seat].place(Box[log.box], tuple(log.rolls[-1]["dice"]))
-        Turn.objects.create(
-            game=game,
-            player=players[log.seat],
-            number=log.number,
-            round=log.round,
-            dice=log.rolls[-1]["dice"],
-            held=log.rolls[-1]["held"],
-            rolls=log.rolls,
-            box=log.box,
-            chosen_box=log.box,
-            points=log.points,
-            bonus=log.bonus,
-            completed_at=timezone.now(),
-            **(flags or {}).get(log.number, {}),
-        )
+        logged_turn(
+            game, players[log.seat], log, completed_at=timezone.now(), **(flags or {}).get(log.number, {})
+        ).save()
     for p, sheet in zip(players, sheets, strict=True):
         p.store_sheet(sheet)
     for p in players:

@@ -14,7 +14,7 @@ from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.strategy import computer
 from dicegame.strategy.bot_games import bot_game
 from tests.support.factories import GameFactory, PlayerFactory, actor
-from tests.support.games import current
+from tests.support.games import current, logged_turn
 from tournaments import rounds, services
 from tournaments.models import Entry, Round, RoundGame, Tournament
 
@@ -93,22 +93,7 @@ def to_the_last_turn(game: Game, user, strength: str = "medium") -> Game:
     rows = []
     for log in logs:
         sheet = sheet.place(Box[log.box], tuple(log.rolls[-1]["dice"]))
-        rows.append(
-            Turn(
-                game=game,
-                player=seat,
-                number=log.number,
-                round=log.round,
-                dice=log.rolls[-1]["dice"],
-                held=log.rolls[-1]["held"],
-                rolls=log.rolls,
-                box=log.box,
-                chosen_box=log.box,
-                points=log.points,
-                bonus=log.bonus,
-                completed_at=now,
-            )
-        )
+        rows.append(logged_turn(game, seat, log, completed_at=now))
     rows.append(Turn(game=game, player=seat, number=13, round=13, held=[False] * 5))
     Turn.objects.bulk_create(rows)
     seat.store_sheet(sheet)
