@@ -3,7 +3,7 @@
 import gc
 import os
 
-from django.core.asgi import get_asgi_application
+from penta.request_threads import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "penta.settings")
 # Django must be set up before anything imports models (the routing below does).

@@ -170,6 +170,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# The long-lived threads a web process runs its HTTP requests' synchronous work on (penta.request_threads):
+# at most this many requests work at once, each on a thread that keeps its database connection. Below
+# PENTA_DB_POOL_MAX, so the sockets' database thread and the clock still find a connection.
+PENTA_REQUEST_THREADS = int(os.environ.get("PENTA_REQUEST_THREADS", "8"))
+
 # The in-memory layer serves one process; REDIS_URL shares the layer between several processes.
 REDIS_URL = os.environ.get("REDIS_URL", "")
 # Seconds a Redis command may take before the connection counts as broken. redis-py 8 made this 5 s
