@@ -129,10 +129,12 @@ DATABASES = {
     ),
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # Under ASGI every request runs in a thread of its own, and a persistent connection stays with its
-    # thread: a busy daphne process opened one connection per request until PostgreSQL refused more
-    # ("too many clients"). A pool per process bounds them (psycopg_pool; CONN_MAX_AGE must be 0), and
-    # a request that finds it empty waits for a connection instead of failing.
+    # Django's own ASGI handler runs every request in a thread of its own, and a persistent connection
+    # stays with its thread: a busy daphne process opened one connection per request until PostgreSQL
+    # refused more ("too many clients"). Requests now run on a few long-lived threads
+    # (penta.request_threads), but the sockets' and the clock's database work run elsewhere: a pool per
+    # process bounds them all (psycopg_pool; CONN_MAX_AGE must be 0), and a request that finds it empty
+    # waits for a connection instead of failing.
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = False  # the pool checks a connection before lending it
     DATABASES["default"].setdefault("OPTIONS", {}).update(
