@@ -359,6 +359,64 @@ def scoresheet(board, *, oob: bool) -> SafeString:
     )
 
 
+def messages(items, error: str = "", *, oob: bool) -> SafeString:
+    """The message area (`#messages`): the request's queued messages (`items`, Django's messages, read
+    once as the template reads them) and a refusal's `error`."""
+    swap = ' hx-swap-oob="true"' if oob else ""
+    out = [f'<div id="messages" class="messages" role="status" aria-live="polite"{swap}>']
+    for message in items:
+        alert = ' role="alert"' if message.level >= 40 else ""
+        out.append(f'<p class="msg msg-{esc(message.tags)}"{alert}>{esc(message)}</p>')
+    if error:
+        out.append(f'<p class="msg msg-error" role="alert">{esc(error)}</p>')
+    out.append("</div>")
+    return mark_safe("".join(out))
+
+
+def next_game(waiting, *, oob: bool) -> SafeString:
+    """The viewer's next game waiting for their move while this one waits for someone else (`waiting`:
+    a play.selectors.Waiting, or None): on the page and in the answer to their own action, never in a
+    push (it is theirs alone)."""
+    text = ""
+    if waiting is not None:
+        text = _("Your turn against %(names)s too") % {"names": waiting.opponent_names}
+        if waiting.deadline:
+            text += " (" + _("%(left)s left") % {"left": timeuntil(waiting.deadline)} + ")"
+        url = reverse("dicegame:game", args=[waiting.game.pk])
+        text = (
+            f'{esc(text)}:\n      <a href="{url}" data-next-game="{waiting.game.pk}">{esc(_("play it"))}</a>'
+        )
+    return mark_safe(f'<p id="next-game" class="small"{_oob(oob)}>{text}</p>')
+
+
+def answer_update(
+    board, *, regions: frozenset, csrf: str, token: str, message_items, error: str, waiting
+) -> str:
+    """The answer to an htmx request on the game screen (an action, a refusal, a question at a box),
+    for a game past its lobby: the message area, the status marker and the regions the change can
+    alter (all of them when `regions` is empty), each for an out-of-band swap. The same regions as a
+    push, plus what belongs to this request: its messages, its token for the forms, the viewer's
+    next game."""
+    game = board.game
+    out = [messages(message_items, error, oob=True), game_status(game, oob=True)]
+    if not game.is_finished:
+        if not regions or "turn-status" in regions:
+            out.append(turn_status(board, oob=True, csrf=csrf, token=token))
+        if not regions or "dice-tray" in regions:
+            out.append(dice_tray(board, oob=True))
+        if not regions or "hints" in regions:
+            out += [hints(board, oob=True, csrf=csrf), hints_badge(game, oob=True)]
+        if not regions:
+            out += [
+                moments(board, oob=True),
+                game_controls(board, oob=True, csrf=csrf),
+                next_game(waiting, oob=True),
+            ]
+    if not regions or "scoresheet" in regions:
+        out.append(scoresheet(board, oob=True))
+    return "".join(out)
+
+
 def live_update(board, regions: frozenset = frozenset()) -> str:
     """What a push carries for a game in play: the status marker and the regions the change can alter
     (all of them when `regions` is empty), each for an out-of-band swap."""

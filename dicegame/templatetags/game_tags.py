@@ -18,6 +18,15 @@ def waiting_count(context):
 
 
 @register.simple_tag(takes_context=True)
+def messages_area(context):
+    """The message area (`#messages`) of every page and answer, made by dicegame.screen.regions as the
+    game screen's answers make it without a template."""
+    return regions.messages(
+        context.get("messages") or (), str(context.get("error") or ""), oob=bool(context.get("oob"))
+    )
+
+
+@register.simple_tag(takes_context=True)
 def region(context, name: str):
     """A live region of the game screen, made by dicegame.screen.regions: the same markup on the page,
     in an htmx answer and in a push (which renders it without this template)."""
@@ -42,4 +51,6 @@ def region(context, name: str):
         return regions.hints(board, oob=oob, csrf=csrf)
     if name == "scoresheet":
         return regions.scoresheet(board, oob=oob)
+    if name == "next-game":
+        return regions.next_game(context.get("next_waiting"), oob=oob)
     raise template.TemplateSyntaxError(f"no region named {name!r}")
