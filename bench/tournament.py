@@ -163,9 +163,12 @@ def finishing() -> dict:
     ]
     # The analysis and the puzzles follow every game's end after its commit and cost both kinds alike:
     # left out (see the docstring).
-    listeners = [review_services.on_game_finished, puzzle_services.on_game_finished]
-    for listener in listeners:
-        events.unsubscribe(events.GameFinished, listener)
+    listeners = [
+        (events.GameFinished, review_services.on_game_finished),
+        (events.GamesAnalysed, puzzle_services.on_games_analysed),
+    ]
+    for event, listener in listeners:
+        events.unsubscribe(event, listener)
     timed = {"tournament": [], "solo": []}
     try:
         for (tg, tu), (sg, su) in zip(in_tournament, ordinary, strict=True):
@@ -175,8 +178,8 @@ def finishing() -> dict:
                 play.turn_confirm(game_id=game.pk, actor=who, turn=13, roll=1)
                 timed[kind].append(time.perf_counter() - start)
     finally:
-        for listener in listeners:
-            events.subscribe(events.GameFinished, listener)
+        for event, listener in listeners:
+            events.subscribe(event, listener)
     pushes.push_due()  # the clock's next sweep: everyone has played the round, which closes
     assert round_of(t, 1).settled_at is not None
     out = {"tournament": figures("a round's game's last confirm", timed["tournament"])}

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
-from dicegame import versions
+from dicegame import events, versions
 from dicegame.models import Game, GameAnalysis, Player, Turn
 from dicegame.strategy import analysis as A
 
@@ -83,6 +83,7 @@ def _store(game: Game, data: dict, people: list[int] | None = None) -> GameAnaly
             )
             if created:  # the people's statistics now count it (dicegame.versions)
                 versions.bump(*versions.game_names(game, people))
+                events.publish(events.GamesAnalysed((game.pk,)))
     except IntegrityError:  # a concurrent first view stored it between our get and create
         obj, created = GameAnalysis.objects.get(game=game), False
     if not created and obj.version != A.ANALYSIS_VERSION:
@@ -90,6 +91,7 @@ def _store(game: Game, data: dict, people: list[int] | None = None) -> GameAnaly
             obj.version, obj.data, obj.summary = A.ANALYSIS_VERSION, data, summary
             obj.save(update_fields=["version", "data", "summary"])
             versions.bump(*versions.game_names(game, people))
+            events.publish(events.GamesAnalysed((game.pk,)))
     return obj
 
 
@@ -145,4 +147,7 @@ def analyse_pending(game_ids: list[int]) -> int:
         )
     # After them: the people's statistics count them from now on (dicegame.versions).
     versions.bump(*changed)
-    return len(fresh) + len(stale)
+    stored = tuple(row.game.pk for row in fresh + stale)
+    if stored:
+        events.publish(events.GamesAnalysed(stored))
+    return len(stored)

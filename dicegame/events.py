@@ -50,6 +50,14 @@ class GameFinished:
 
 
 @dataclass(frozen=True)
+class GamesAnalysed:
+    """Finished games' analyses were stored (`dicegame.analysis_store`, inside the transaction that
+    stored them): what is made from an analysis follows (the puzzles)."""
+
+    game_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class BoardPushed:
     """The board of a committed change went to the game's screens (`live.pushes`), after the commit."""
 

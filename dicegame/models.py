@@ -105,6 +105,8 @@ class Game(models.Model):
             # The clock's sweep for games in play whose shared window has ended (the finished ones, which
             # pile up, are never read by it).
             models.Index(fields=["status", "shared_until"], name="game_status_shared_until"),
+            # The clock's sweep for the games that finished lately, to analyse (review.services).
+            models.Index(fields=["finished_at"], name="game_finished_at"),
         ]
 
     def __str__(self):

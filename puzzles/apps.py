@@ -12,4 +12,4 @@ class PuzzlesConfig(AppConfig):
         from dicegame import events
         from puzzles import services
 
-        events.subscribe(events.GameFinished, services.on_game_finished)
+        events.subscribe(events.GamesAnalysed, services.on_games_analysed)

@@ -1,7 +1,7 @@
 """Writes of the puzzles: the pool (from finished games' stored analyses), answers with their rating
 updates and the record of whom each answer was shown to, and the daily puzzle.
 
-A finished game's puzzles are added after its end commits (this app hears of it: `puzzles.apps`)."""
+A finished game's puzzles are added once its analysis is stored (this app hears of it: `puzzles.apps`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from django.db.models import F
 from django.utils.translation import gettext as _
 
 from dicegame import events, versions
-from dicegame.analysis_store import analyse_pending
 from dicegame.models import Game, GameAnalysis
 from dicegame.rules.glicko2 import Rating, rate
 from dicegame.rules.scoring import Box
@@ -85,18 +84,19 @@ def _puzzle_for(candidate: P.Candidate) -> tuple[Puzzle, bool]:
         return Puzzle.objects.get(key=candidate.key), False
 
 
-def on_game_finished(event: events.GameFinished) -> None:
-    transaction.on_commit(partial(_add_after_the_end, event.game.pk))
+def on_games_analysed(event: events.GamesAnalysed) -> None:
+    transaction.on_commit(partial(_add_after_the_analysis, event.game_ids))
 
 
-def _add_after_the_end(game_id: int) -> None:
-    """The people's large, clear mistakes become puzzles once the game's analysis is stored (it may be
-    this call that stores it; `build_puzzles` catches up on anything missed)."""
-    try:
-        analyse_pending([game_id])
-        add_game_puzzles(game_id)
-    except Exception:
-        logger.exception("could not add the puzzles of game %s", game_id)
+def _add_after_the_analysis(game_ids: tuple[int, ...]) -> None:
+    """The people's large, clear mistakes become puzzles once their game's analysis is stored (by the
+    clock after the game's end, or by a first view of its review; `build_puzzles` catches up on anything
+    missed)."""
+    for game_id in game_ids:
+        try:
+            add_game_puzzles(game_id)
+        except Exception:  # one game's puzzles must not stop the others'
+            logger.exception("could not add the puzzles of game %s", game_id)
 
 
 def add_game_puzzles(game_id: int, strategy: Strategy | None = None) -> int:

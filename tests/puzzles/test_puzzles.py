@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from daily import services as daily_services
 from dicegame import analysis_store, play
-from dicegame.models import Game, Turn
+from dicegame.models import Game, GameAnalysis, Turn
 from dicegame.rules import days
 from dicegame.rules.scoring import Box
 from dicegame.strategy import Bot
@@ -226,6 +226,12 @@ def test_a_game_finished_through_the_services_adds_its_puzzles_at_once(person):
     assert game.is_finished
     sources = PuzzleSource.objects.filter(game=game)
     assert sources.exists() and all(s.player.user_id == person.pk for s in sources)
+    # However the analysis comes to be stored (here: the review's first view), the puzzles follow it.
+    count = sources.count()
+    PuzzleSource.objects.filter(game=game).delete()
+    GameAnalysis.objects.filter(game=game).delete()
+    analysis_store.analysis_for(game)
+    assert PuzzleSource.objects.filter(game=game).count() == count
 
 
 # -- solving -----------------------------------------------------------------------------------------

@@ -2,26 +2,31 @@
 
 from __future__ import annotations
 
+import asyncio
 import csv
+import datetime as dt
 import io
 import json
 import re
 
 import pytest
+from asgiref.sync import sync_to_async
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from accounts.models import Friendship
-from dicegame import analysis_store, play
+from dicegame import analysis_store, events, play
 from dicegame.models import Game, GameAnalysis, Player, Turn
 from dicegame.rules.dice import check_turn
 from dicegame.rules.scoring import Box
 from dicegame.strategy import analysis as A
 from dicegame.strategy import computer
 from review import replay
+from review import services as review_services
 from tests.support import HX
 from tests.support.factories import UserFactory
-from tests.support.games import make_game, play_whole_game
+from tests.support.games import make_game, place, play_whole_game, roll
 from tests.support.history import bulk_history
 
 pytestmark = pytest.mark.django_db
@@ -277,10 +282,54 @@ def test_history_page_queries_are_bounded(user, user_client, django_assert_max_n
 
 @pytest.mark.django_db(transaction=True)
 def test_the_analysis_is_stored_when_the_game_ends(user_actor):
-
+    """Without an event loop (a test, a command), right after the end's commit."""
     game = play.game_create_solo(actor=user_actor)
     play_whole_game(game, user_actor)
     assert GameAnalysis.objects.filter(game=game).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_on_a_server_the_clock_analyses_a_finished_game_not_its_last_action(user_actor, strategy):
+    """The last confirm, as a server runs it (in a thread working for an event loop), answers without
+    the analysis; the clock's sweep stores it, and what follows an analysis (the puzzles) hears of it."""
+    game = play.game_create_solo(actor=user_actor)
+    for _ in range(13):
+        turn = roll(game, user_actor)
+        box = computer.auto_commit_box(turn.player.sheet, tuple(turn.dice))
+        if turn.number < 13:
+            place(game, user_actor, box)
+
+    async def served():
+        await sync_to_async(place)(game, user_actor, box)
+
+    asyncio.run(served())
+    game.refresh_from_db()
+    assert game.is_finished
+    assert not GameAnalysis.objects.filter(game=game).exists()
+
+    heard = []
+    events.subscribe(events.GamesAnalysed, heard.append)
+    try:
+        review_services.analyse_finished()
+    finally:
+        events.unsubscribe(events.GamesAnalysed, heard.append)
+    assert GameAnalysis.objects.get(game=game).version == A.ANALYSIS_VERSION
+    assert heard == [events.GamesAnalysed((game.pk,))]
+    review_services.analyse_finished()  # nothing left: nothing stored twice
+    assert GameAnalysis.objects.filter(game=game).count() == 1
+
+
+def test_the_clocks_analysis_looks_back_one_hour(user_actor, strategy):
+    # In a test's transaction nothing runs after a commit: the games end unanalysed.
+    games = []
+    for minutes in (10, 90):
+        game = play.game_create_solo(actor=user_actor)
+        play_whole_game(game, user_actor)
+        Game.objects.filter(pk=game.pk).update(finished_at=timezone.now() - dt.timedelta(minutes=minutes))
+        games.append(game)
+    review_services.analyse_finished()
+    assert GameAnalysis.objects.filter(game=games[0]).exists()
+    assert not GameAnalysis.objects.filter(game=games[1]).exists()  # its review analyses it when opened
 
 
 # -- luck against skill, optimal play on these dice ----------------------------------------------------

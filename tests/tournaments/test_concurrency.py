@@ -80,12 +80,15 @@ def without_the_analysis():
     """The review's analysis and the puzzles that follow each game's end (tens of milliseconds of CPU a
     game, after its commit) are left out: 200 of them in one process would hold the test's 30 pooled
     connections past the pool's 10-second wait, and they are not what this test is about."""
-    listeners = [review_services.on_game_finished, puzzle_services.on_game_finished]
-    for listener in listeners:
-        events.unsubscribe(events.GameFinished, listener)
+    listeners = [
+        (events.GameFinished, review_services.on_game_finished),
+        (events.GamesAnalysed, puzzle_services.on_games_analysed),
+    ]
+    for event, listener in listeners:
+        events.unsubscribe(event, listener)
     yield
-    for listener in listeners:
-        events.subscribe(events.GameFinished, listener)
+    for event, listener in listeners:
+        events.subscribe(event, listener)
 
 
 def test_200_entrants_finishing_a_round_in_the_same_second_make_one_correct_table(
