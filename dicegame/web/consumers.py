@@ -19,6 +19,7 @@ import time
 from urllib.parse import parse_qs
 
 from autobahn.exception import Disconnected
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -117,6 +118,17 @@ class _LimitedSocket(AsyncWebsocketConsumer):
     async def close(self, code=None, reason=None):
         self.closing = True
         await super().close(code=code, reason=reason)
+
+    async def dispatch(self, message):
+        """Channels' own, without its close_old_connections before every message: a hop to the
+        process's one database thread for every frame received and every push forwarded, which waited
+        there behind any other socket's action (a push held up for a move's database work). Every
+        database call of these sockets is a database_sync_to_async, which closes old connections itself,
+        before and after, in that thread."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def __call__(self, scope, receive, send):
         try:

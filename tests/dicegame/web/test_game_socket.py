@@ -1,16 +1,20 @@
 """The game socket through the real ASGI application: pushes, actions, takeover and refusals."""
 
+import asyncio
 import json
 import re
+import threading
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from django.utils import timezone
 
 from accounts.models import Friendship
 from dicegame import play
 from dicegame.actors import Actor
 from dicegame.models import Game, Turn
+from live import pushes
 from tests.support.factories import UserFactory
 from tests.support.games import two_player_game
 from tests.support.sockets import closed_with, open_game_socket, receive_until, version_of
@@ -237,3 +241,24 @@ async def test_sockets_beyond_the_cap_per_person_are_refused(settings):
     assert output["code"] == 4430
     assert any("Too many open screens" in f for f in frames)
     await second.disconnect()
+
+
+async def test_a_push_is_not_held_up_by_another_sockets_database_work():
+    """The sockets' database work runs in one thread of the process; forwarding a push needs none of it,
+    so a push reaches its screen while that thread is busy with someone else's move."""
+    game, host, friend = await database_sync_to_async(two_player_game)(turn_seconds=60)
+    a, ok, _ = await open_game_socket(game.pk, host)
+    assert ok
+    version = version_of(await a.receive_from(timeout=5))
+    gate = threading.Event()
+    busy = asyncio.create_task(database_sync_to_async(gate.wait)(10))
+    await asyncio.sleep(0.05)
+    try:
+        push = {"type": "game.push", "version": version + 1, "html": '<p id="probe"></p>', "partial": False}
+        await get_channel_layer().group_send(pushes.game_group(game.pk), push)
+        assert 'id="probe"' in await a.receive_from(timeout=2)
+        assert not busy.done()
+    finally:
+        gate.set()
+        await busy
+    await a.disconnect()
