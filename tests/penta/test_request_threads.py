@@ -49,6 +49,18 @@ async def get(app, path: str, timeout: float = 10) -> dict:
     return json.loads(body)
 
 
+async def waiting_requests(app, count: int, *, inside: int) -> list[asyncio.Task]:
+    """`count` requests to the view that waits for the gate, once `inside` of them are in it."""
+    views.gate.clear()
+    views.inside.update(now=0, most=0)
+    requests = [asyncio.create_task(get(app, "/wait/")) for _ in range(count)]
+    for _ in range(100):
+        await asyncio.sleep(0.01)
+        if views.inside["now"] == inside:
+            break
+    return requests
+
+
 @pytest.mark.asyncio
 @URLS
 async def test_requests_one_after_another_run_on_the_same_thread_with_the_same_connection():
@@ -64,13 +76,7 @@ async def test_requests_one_after_another_run_on_the_same_thread_with_the_same_c
 @URLS
 async def test_no_more_requests_work_at_once_than_the_threads_and_the_others_wait_their_turn():
     app = ThreadedASGIHandler(threads=2)
-    views.gate.clear()
-    views.inside.update(now=0, most=0)
-    requests = [asyncio.create_task(get(app, "/wait/")) for _ in range(5)]
-    for _ in range(100):
-        await asyncio.sleep(0.01)
-        if views.inside["now"] == 2:
-            break
+    requests = await waiting_requests(app, 5, inside=2)
     await asyncio.sleep(0.1)
     assert views.inside["now"] == 2  # three wait for a thread
     views.gate.set()
@@ -84,13 +90,7 @@ async def test_no_more_requests_work_at_once_than_the_threads_and_the_others_wai
 @URLS
 async def test_a_request_cancelled_while_waiting_for_a_thread_leaves_the_threads_to_the_others():
     app = ThreadedASGIHandler(threads=1)
-    views.gate.clear()
-    views.inside.update(now=0, most=0)
-    busy = asyncio.create_task(get(app, "/wait/"))
-    for _ in range(100):
-        await asyncio.sleep(0.01)
-        if views.inside["now"] == 1:
-            break
+    (busy,) = await waiting_requests(app, 1, inside=1)
     # As daphne does when the client goes away: the application's task is cancelled.
     never = asyncio.Event()
 
