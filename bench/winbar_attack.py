@@ -244,11 +244,11 @@ def computer_game(user_id: int, name: str, strengths: list[str], *, seat_kept: b
     from dicegame.actors import Actor
     from dicegame.models import Player
     from dicegame.play import game_create_vs_computer
-    from winprob.models import WinBarChoice
+    from winprob import chances
 
     game = game_create_vs_computer(actor=Actor(user_id=user_id, name=name), strengths=strengths)
     seat = Player.objects.get(game=game, user_id=user_id)
-    WinBarChoice.objects.create(player=seat)
+    chances.switch_bar(seat, on=True)
     if seat_kept:
         from dicegame.models import Turn
 

@@ -86,6 +86,10 @@ class Game(models.Model):
     # The languages of the spectators' open screens (space-separated), kept by live.presence:
     # a change is rendered for spectators once per language in use, and not at all when nobody watches.
     spectator_languages = models.CharField(max_length=32, blank=True)
+    # Some seat's player switched the winning chances on (kept by winprob.chances.switch_bar): read with
+    # the game under its lock, so a move learns whether its position is worth working out without
+    # asking anything else (it was a Redis read for every roll and confirm).
+    win_bar_wanted = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -20,6 +20,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from django.core.cache import cache
+from django.db import transaction
 
 from dicegame.models import Game, Player, Turn
 from dicegame.rules.turn import MAX_ROLLS
@@ -59,18 +60,21 @@ class _Lru(OrderedDict):
 
 # A seat's distribution of final totals is at most ~13 KB: 512 of them stay well under 10 MB.
 _distributions = _Lru(512)
-OPTED_SECONDS = 24 * 3600
 
 
-def opted_key(game_id: int) -> str:
-    return f"winprob:opted:{game_id}"
-
-
-def note_opted_in(game: Game) -> None:
-    """Some seat of this game (not rated) wants the bar: its pushes are worth computing (winprob.live).
-    A hint only, set again whenever such a player switches it on, loads the page or opens a socket."""
-    if not game.rated:
-        cache.set(opted_key(game.pk), 1, OPTED_SECONDS)
+def switch_bar(player: Player, on: bool) -> None:
+    """The seat's player switches the bar on or off for themselves; the game notes whether any seat
+    still wants it (`Game.win_bar_wanted`). Idempotent, and under the game's lock, so concurrent toggles
+    (two tabs, a double click, two seats) leave the note true to the rows: without it two get_or_create
+    calls both missed the row and the second insert broke the unique seat (a 500)."""
+    with transaction.atomic():
+        Game.objects.select_for_update().filter(pk=player.game_id).values_list("pk", flat=True).first()
+        if on:
+            WinBarChoice.objects.bulk_create([WinBarChoice(player=player)], ignore_conflicts=True)
+        else:
+            WinBarChoice.objects.filter(player=player).delete()
+        wanted = WinBarChoice.objects.filter(player__game_id=player.game_id).exists()
+        Game.objects.filter(pk=player.game_id).update(win_bar_wanted=wanted)
 
 
 def has_bar(game: Game, players: list[Player]) -> bool:
@@ -148,8 +152,6 @@ def page_bar(game: Game, players: list[Player], turn: Turn | None, mine: Player 
         shown, on, can_toggle = True, False, False
     else:
         on = WinBarChoice.objects.filter(player=mine).exists()
-        if on:
-            note_opted_in(game)
         shown, can_toggle = on, True
     seats = []
     if shown:

@@ -93,11 +93,7 @@ def after_push(game: Game, change: str | None) -> None:
         return
     players = game.seats
     seats_may_see = players is None or any(p.channel_name for p in players)
-    if (
-        not ALWAYS
-        and not game.spectator_languages
-        and not (seats_may_see and cache.get(wp.opted_key(game.pk)))
-    ):
+    if not ALWAYS and not game.spectator_languages and not (seats_may_see and game.win_bar_wanted):
         return  # nobody to show it to
     if players is None:
         players = list(Player.objects.filter(game=game).order_by("seat"))
@@ -158,12 +154,9 @@ def driver_of(game: Game, players: list[Player] | None) -> str:
     return f"user:{person.user_id}" if person.user_id is not None else f"guest:{person.guest_key}"
 
 
-def seat_wants_bar(game_id: int, seat_id: int) -> bool:
-    """For a seat's socket as it opens: did its player switch the bar on? (Renews the cache's hint.)"""
-    wants = WinBarChoice.objects.filter(player_id=seat_id).exists()
-    if wants:
-        cache.set(wp.opted_key(game_id), 1, wp.OPTED_SECONDS)
-    return wants
+def seat_wants_bar(seat_id: int) -> bool:
+    """For a seat's socket as it opens: did its player switch the bar on?"""
+    return WinBarChoice.objects.filter(player_id=seat_id).exists()
 
 
 def queue() -> FairQueue:

@@ -122,16 +122,11 @@ def toggle(request: HttpRequest, game_id: int) -> HttpResponse:
         )
     if not wp.has_bar(game, players):
         return message_response(request, _("This game has no winning chances to show."), status=409)
+    wp.switch_bar(mine, raw == "1")
     if raw == "1":
-        # Idempotent in one statement: concurrent toggles (two tabs, a double click) were a 500 when
-        # two get_or_create calls both missed the row and the second insert broke the unique seat.
-        WinBarChoice.objects.bulk_create([WinBarChoice(player=mine)], ignore_conflicts=True)
-        wp.note_opted_in(game)
         # The player's own bar of the position as it stands: worked out once (a repeated toggle
         # finds it in the cache or queued), off this request.
         live.request_bar(game, players, _turn(game), request.LANGUAGE_CODE)
-    else:
-        WinBarChoice.objects.filter(player=mine).delete()
     if mine.channel_name:
         # The seat's open screen forwards the pushed bar from now on (or no longer).
         async_to_sync(get_channel_layer().send)(mine.channel_name, {"type": "win.choice", "on": raw == "1"})

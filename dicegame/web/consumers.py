@@ -222,7 +222,7 @@ class GameConsumer(_LimitedSocket):
         metrics.OPEN_SOCKETS.labels("game").inc()
         if opened.seat_id is not None:
             wants = database_sync_to_async(winprob_live.seat_wants_bar)
-            self.wants_bar = await wants(self.game_id, opened.seat_id)
+            self.wants_bar = await wants(opened.seat_id)
         self.limiter = limits.SocketLimiter(identity)
         self.groups_joined = (pushes.game_group(self.game_id),)
         if opened.seat_id is None:

@@ -21,7 +21,7 @@ from tests.support.daphne_servers import (
     no_tracebacks,
 )
 from tests.support.factories import UserFactory, actor, session_cookie
-from winprob.models import WinBarChoice
+from winprob import chances as wp
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -38,7 +38,7 @@ def game_against_the_computer(host) -> Game:
     game = rooms.room_create(actor=actor(host), seats=2, turn_seconds=0)
     rooms.room_add_computer(game_id=game.pk, actor=actor(host), strength="hard")
     game = rooms.room_start(game_id=game.pk, actor=actor(host))
-    WinBarChoice.objects.create(player=Player.objects.get(game=game, user=host))
+    wp.switch_bar(Player.objects.get(game=game, user=host), on=True)
     return game
 
 

@@ -90,6 +90,7 @@ def test_a_player_of_a_casual_game_may_switch_the_bar_on_and_off():
     answer = client.post(f"/games/{game.pk}/win-bar/toggle/", {"on": "0"}, headers={"HX-Request": "true"})
     assert answer.status_code == 200 and chances_in(answer.content.decode()) == []
     assert not WinBarChoice.objects.exists()
+    assert not Game.objects.get(pk=game.pk).win_bar_wanted
     # Without JavaScript the form posts and comes back to the game.
     answer = client.post(f"/games/{game.pk}/win-bar/toggle/", {"on": "1"})
     assert answer.status_code == 302 and answer.url == f"/games/{game.pk}/"
@@ -126,6 +127,23 @@ def test_concurrent_toggles_switch_the_bar_on_once_and_never_fail():
     answers = race(8, lambda: clients.pop().post(url, {"on": "1"}, headers={"HX-Request": "true"}))
     assert [a.status_code for a in answers] == [200] * 8
     assert WinBarChoice.objects.filter(player__user=host).count() == 1
+    assert Game.objects.get(pk=game.pk).win_bar_wanted
+
+
+@pytest.mark.django_db
+def test_the_game_notes_that_a_seat_wants_the_bar_until_the_last_switches_it_off():
+    """A move reads the note with its locked game (winprob.live.after_push): it must follow the rows."""
+    game, host, friend = two_player_game()
+    seats = {p.user_id: p for p in game.players.all()}
+    assert not Game.objects.get(pk=game.pk).win_bar_wanted
+    wp.switch_bar(seats[host.pk], on=True)
+    wp.switch_bar(seats[friend.pk], on=True)
+    wp.switch_bar(seats[host.pk], on=False)
+    assert Game.objects.get(pk=game.pk).win_bar_wanted  # the friend's is still on
+    wp.switch_bar(seats[friend.pk], on=False)
+    assert not Game.objects.get(pk=game.pk).win_bar_wanted
+    wp.switch_bar(seats[friend.pk], on=False)  # idempotent
+    assert not WinBarChoice.objects.exists() and not Game.objects.get(pk=game.pk).win_bar_wanted
 
 
 @pytest.mark.django_db
@@ -189,9 +207,8 @@ async def roll_from_the_test(game, user):
 @pytest.mark.asyncio
 async def test_a_move_pushes_the_bar_to_spectators_and_opted_in_players_of_a_casual_game():
     game, host, friend = await database_sync_to_async(two_player_game)()
-    await database_sync_to_async(WinBarChoice.objects.create)(
-        player=await database_sync_to_async(lambda: game.players.get(user=friend))()
-    )
+    friend_seat = await database_sync_to_async(lambda: game.players.get(user=friend))()
+    await database_sync_to_async(wp.switch_bar)(friend_seat, on=True)
     to_host = await connect(game.pk, host)
     to_friend = await connect(game.pk, friend)
     to_watcher = await connect(game.pk, None, query=f"?t={game.invite_token}")
@@ -221,7 +238,7 @@ async def test_no_screen_of_a_rated_game_gets_the_bar_pushed():
     game, host, friend = await database_sync_to_async(two_player_game)(rated=True)
     # Even a stored choice (made before, by any means) is not honoured in a rated game.
     seat = await database_sync_to_async(lambda: game.players.get(user=friend))()
-    await database_sync_to_async(WinBarChoice.objects.create)(player=seat)
+    await database_sync_to_async(wp.switch_bar)(seat, on=True)
     to_friend = await connect(game.pk, friend)
     to_watcher = await connect(game.pk, None, query=f"?t={game.invite_token}")
     for communicator in (to_friend, to_watcher):
