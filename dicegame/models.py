@@ -328,6 +328,19 @@ class Turn(models.Model):
     class Meta:
         ordering = ["game", "number"]
         constraints = [models.UniqueConstraint(fields=["game", "number"], name="unique_turn_number")]
+        # The turns in play are a few among all the written ones (52 a game of two): the header's count
+        # of games waiting for a person's move (every page of theirs) and a move's read of its turn go
+        # straight to them instead of through every turn of the person's, or of the game.
+        indexes = [
+            models.Index(
+                fields=["player"], condition=models.Q(completed_at__isnull=True), name="turn_open_by_player"
+            ),
+            models.Index(
+                fields=["game", "number"],
+                condition=models.Q(completed_at__isnull=True),
+                name="turn_open_by_game",
+            ),
+        ]
 
     def __str__(self):
         return f"Turn {self.number} of game {self.game_id}"
