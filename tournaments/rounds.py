@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from dicegame import events, play
+from dicegame import events, play, versions
 from dicegame.models import Game
 from dicegame.rules import days, dice
 from dicegame.strategy import Strategy
@@ -222,9 +222,14 @@ def results_store(*, tournament: Tournament, finished_at: dt.datetime | None = N
             e.place, e.score = place, score
             changed.append(e)
     Entry.objects.bulk_update(changed, ["place", "score"])
-    if finished_at is not None and tournament.finished_at is None:
+    finishing = finished_at is not None and tournament.finished_at is None
+    if finishing:
         tournament.finished_at = finished_at
         tournament.save(update_fields=["finished_at"])
+    if tournament.finished_at is not None and (changed or finishing):
+        # A final table written (or changed by fair play afterwards) is on its players' pages: every
+        # entrant's place, and the field ("2 of 14") of all.
+        versions.bump(*(versions.user(e.user_id) for e in data.entries))
     return bool(changed)
 
 

@@ -11,6 +11,7 @@ from django.utils import timezone
 from accounts.selectors import friend_ids
 from daily import selectors, services, standings
 from daily.models import DailyAttempt
+from dicegame import versions
 from dicegame.actors import actor_from_request
 
 register = template.Library()
@@ -63,5 +64,13 @@ def daily_end_card(context, game):
 @register.inclusion_tag("daily/cards.html#daily-player-section", takes_context=True)
 def daily_player_section(context, target, is_me=False):
     # The page's reading of the versions, when the view made one (review.views.player_detail).
-    streaks, best = standings.player_daily(target.pk, current=context.get("cache_versions"))
-    return {"streaks": streaks, "best": best, "is_me": is_me}
+    current = context.get("cache_versions")
+    streaks, best = standings.player_daily(target.pk, current=current)
+    names = [versions.user(target.pk), versions.DAILY]
+    # The table of the best days, cached as markup under the versions its rows came from.
+    table = (
+        versions.fragment(f"daily:best-days:{target.pk}:{int(bool(is_me))}", {n: current[n] for n in names})
+        if current and all(n in current for n in names)
+        else None
+    )
+    return {"streaks": streaks, "best": best, "is_me": is_me, "best_fragment": table}

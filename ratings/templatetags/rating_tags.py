@@ -9,6 +9,7 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
+from dicegame import versions
 from ratings import selectors
 from ratings.models import PROVISIONAL_RD
 from ratings.services import rating_rule
@@ -72,12 +73,19 @@ def rating_rule_link():
 @register.inclusion_tag("ratings/player_section.html", takes_context=True)
 def player_rating_section(context, target):
     # The page's reading of the target's version, when the view made one (review.views.player_detail).
-    section = selectors.player_section(user_id=target.pk, current=context.get("cache_versions"))
+    versions_read = context.get("cache_versions")
+    section = selectors.player_section(user_id=target.pk, current=versions_read)
     current = selectors.shown_now(section.rating) if section.rating else None
+    name = versions.user(target.pk)
     return {
         "target": target,
         "badge": _badge(current),
         "changes": section.changes,
+        # The table of the last changes, cached as markup beside the section (the badge is not: its
+        # deviation widens with time).
+        "changes_fragment": versions.fragment(f"ratings:changes:{target.pk}", {name: versions_read[name]})
+        if versions_read and name in versions_read
+        else None,
         "games": current.games if current else 0,
         "chart": mark_safe(section.chart),  # charts escapes every text
         "refunded": section.refunded,

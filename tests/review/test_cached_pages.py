@@ -94,6 +94,10 @@ def test_head_to_head_and_the_recent_games_take_a_shared_game_at_once():
     # Anna's own page: head to head against each friend, from her side.
     own = client_for(anna).get("/players/anna/").content.decode()
     assert re.search(r'data-opponent="ben".*?data-games>2<', own, re.S)
+    # A new friend is a new row at once, though none of her games changed.
+    befriend(anna, UserFactory(username="cleo"))
+    own = client_for(anna).get("/players/anna/").content.decode()
+    assert 'data-opponent="cleo"' in own and 'data-opponent="ben"' in own
 
 
 def test_the_rating_section_takes_a_rated_game_and_a_refund_at_once(strategy, admin_user):

@@ -12,7 +12,7 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 
 from accounts.models import Profile
-from dicegame import events, play
+from dicegame import events, play, versions
 from dicegame.errors import GameActionError
 from dicegame.models import Game, Player, Turn
 from dicegame.play import sweeper as game_clock
@@ -405,6 +405,11 @@ def test_marking_an_account_writes_the_final_table_again_without_it(clock, peopl
 def test_the_final_table_is_written_and_rated_tournaments_reach_the_player_page(clock, people):
     ann, ben, cas = people
     t = tournament_of(ann, ben, cas, rounds=2)
+    # Ben has played before (his version exists, so his page's sections are cached) and looks at his
+    # page while the tournament runs: the final table must replace what was cached then.
+    versions.bump(versions.user(ben.pk))
+    page = client_for(ben).get("/players/ben/").content.decode()
+    assert "No rated tournament played yet." in page and "data-best-place" not in page
     totals = {1: {ann: 200, ben: 200, cas: 150}, 2: {ann: 100, ben: 250, cas: 150}}
     for n in (1, 2):
         rnd = round_of(t, n)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django import template
 
+from dicegame import versions
 from tournaments import lists
 from tournaments.models import RoundGame
 
@@ -32,6 +33,14 @@ def tournament_home_card(context):
     }
 
 
-@register.inclusion_tag("tournaments/cards.html#tournament-player-section")
-def tournament_player_section(target, is_me=False):
-    return {"results": lists.player_results(target.pk), "is_me": is_me}
+@register.inclusion_tag("tournaments/cards.html#tournament-player-section", takes_context=True)
+def tournament_player_section(context, target, is_me=False):
+    # Kept per version of the person (their tournaments' final tables bump it: rounds.results_store),
+    # with the versions the page read (review.views.player_detail), else read here.
+    name = versions.user(target.pk)
+    read = context.get("cache_versions")
+    mine = {name: read[name]} if read and name in read else None
+    results = versions.cached(
+        f"tournaments:results:{target.pk}", [name], lambda: lists.player_results(target.pk), versions=mine
+    )
+    return {"results": results, "is_me": is_me}
