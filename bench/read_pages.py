@@ -721,6 +721,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.filled and args.filled.exists():  # the database of --database-url, filled before
             data = json.loads(args.filled.read_text())
             print(f"reusing the population described in {args.filled}: {json.dumps(data['counts'])}")
+            # Its sessions are signed with the key of the run that filled it: another key finds every
+            # client logged out (and the friends' pages answer 404). And the code may have new migrations.
+            env["SECRET_KEY"] = data["secret_key"]
+            server.migrate()
         else:
             server.migrate()
             filled = subprocess.run(
@@ -732,6 +736,7 @@ def main(argv: list[str] | None = None) -> int:
                 text=True,
             )
             data = json.loads(filled.stdout.strip().splitlines()[-1])
+            data["secret_key"] = env["SECRET_KEY"]
             print(f"filled in {time.monotonic() - began:.0f} s: {json.dumps(data['counts'])}")
             if args.filled:
                 args.filled.write_text(json.dumps(data))
