@@ -118,7 +118,10 @@ def cache_key(key: str, versions: dict[str, int | None]) -> str:
 # A value under a key that names its versions never changes: besides the shared cache (Redis in
 # production), each process keeps the last LOCAL_ENTRIES it used in its own memory, as the objects
 # themselves (no round trip, nothing to unpickle). They are shared by the requests: nobody changes them.
-LOCAL_ENTRIES = 1000
+# A player page alone keeps about ten (its sections' rows and their markup, per language): fifty people
+# reading their pages at once overflowed 1,000 and recomputed their statistics over and over
+# (bench/read_pages.py, fifty clients: a third of the requests a second).
+LOCAL_ENTRIES = 4000
 _local: OrderedDict[str, tuple] = OrderedDict()
 _local_lock = threading.Lock()
 
