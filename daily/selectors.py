@@ -221,6 +221,8 @@ class DayBoards:
     site: list[BoardRow]
     site_fragment: versions.Fragment
     results: DayResults
+    # The viewer's friends' board, cached as markup per viewer and circle of friends (None: no board).
+    friends_fragment: versions.Fragment | None = None
 
 
 def day_boards(date: dt.date, *, viewer_id: int | None, friend_ids: set[int], boards_open: bool) -> DayBoards:
@@ -232,7 +234,13 @@ def day_boards(date: dt.date, *, viewer_id: int | None, friend_ids: set[int], bo
         site = leaderboard(date, opted_in=True, viewer_id=viewer_id, limit=SITE_BOARD_SIZE, day=day)
     mine = viewer_id if any(r.is_me for r in site) else None
     fragment = versions.fragment(f"daily:site-board:{date.isoformat()}:{mine}", current)
-    return DayBoards(day.commitment, day.played, friends, site, fragment, day)
+    circle = ",".join(map(str, sorted(friend_ids)))
+    friends_fragment = (
+        versions.fragment(f"daily:friends-board:{date.isoformat()}:{viewer_id}:{circle}", current)
+        if boards_open and viewer_id is not None
+        else None
+    )
+    return DayBoards(day.commitment, day.played, friends, site, fragment, day, friends_fragment)
 
 
 @dataclass(frozen=True)

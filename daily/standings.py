@@ -181,9 +181,12 @@ def _all_time(user_ids, viewer_id, min_days, opted_in, limit, current=None) -> t
     return out, current
 
 
-def all_time_tables(*, viewer_id: int | None, friend_ids: set[int]) -> tuple[list, list, versions.Fragment]:
+def all_time_tables(
+    *, viewer_id: int | None, friend_ids: set[int]
+) -> tuple[list, list, versions.Fragment, versions.Fragment | None]:
     """The all-time page for one viewer: the friends' table, the site-wide one (the first
-    SITE_BOARD_SIZE and the viewer's own row), and where the site-wide table's markup is cached."""
+    SITE_BOARD_SIZE and the viewer's own row), and where the site-wide table's markup is cached, and
+    the friends' (per viewer and circle of friends)."""
     site, current = _all_time(None, viewer_id, ALL_TIME_MIN_DAYS, True, SITE_BOARD_SIZE)
     friends = []
     if viewer_id is not None:
@@ -191,4 +194,9 @@ def all_time_tables(*, viewer_id: int | None, friend_ids: set[int]) -> tuple[lis
         friends = _all_time(circle, viewer_id, ALL_TIME_MIN_DAYS, False, None, current)[0]
     mine = viewer_id if any(r.is_me for r in site) else None
     ended = (today() - dt.timedelta(days=1)).isoformat()  # the days it counts: part of its key
-    return friends, site, versions.fragment(f"daily:all-time-site:{ended}:{mine}", current)
+    site_fragment = versions.fragment(f"daily:all-time-site:{ended}:{mine}", current)
+    friends_fragment = None
+    if viewer_id is not None:
+        circle = ",".join(map(str, sorted(friend_ids)))
+        friends_fragment = versions.fragment(f"daily:all-time-friends:{ended}:{viewer_id}:{circle}", current)
+    return friends, site, site_fragment, friends_fragment

@@ -62,6 +62,7 @@ def _day_context(request: HttpRequest, date: dt.date) -> dict:
         "friends_board": day.friends,
         "site_board": day.site,
         "site_fragment": day.site_fragment,
+        "friends_fragment": day.friends_fragment,
         # (The first day of the calendar has none before it: 0001-01-01 was a 500.)
         "previous_day": date - dt.timedelta(days=1) if date > dt.date.min else None,
         "next_day": date + dt.timedelta(days=1) if date < first else None,
@@ -104,7 +105,7 @@ def play(request: HttpRequest) -> HttpResponse:
 def all_time(request: HttpRequest) -> HttpResponse:
     viewer_id = request.user.pk if request.user.is_authenticated else None
     friends = friend_ids(user_id=viewer_id) if viewer_id else set()
-    friends_table, site_table, site_fragment = standings.all_time_tables(
+    friends_table, site_table, site_fragment, friends_fragment = standings.all_time_tables(
         viewer_id=viewer_id, friend_ids=friends
     )
     context = {
@@ -112,5 +113,6 @@ def all_time(request: HttpRequest) -> HttpResponse:
         "friends_table": friends_table,
         "site_table": site_table,
         "site_fragment": site_fragment,
+        "friends_fragment": friends_fragment,
     }
     return TemplateResponse(request, "daily/all_time.html", context)

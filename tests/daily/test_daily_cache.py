@@ -102,6 +102,12 @@ def test_a_finished_attempt_is_on_the_days_page_at_once(clock):
     theirs = marked_rows(site_board(client_for(stranger).get("/daily/").content.decode()))
     assert theirs == {"stranger": True, "me": False} or theirs == {"me": False, "stranger": True}
     assert marked_rows(site_board(client.get("/daily/").content.decode())) == {"stranger": False, "me": True}
+    # A new friend is on my friends' board at once, though the day did not change.
+    befriend(me, stranger)
+    friends = (
+        client.get("/daily/").content.decode().split('data-board="friends"')[1].split('data-board="site"')[0]
+    )
+    assert 'data-user="stranger"' in friends and 'data-user="friend"' in friends
 
 
 def test_a_started_attempt_counts_at_once_and_the_boards_wait_for_ones_own_result(clock, client):
