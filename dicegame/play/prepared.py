@@ -20,15 +20,23 @@ DEFAULT_DB = "default"
 
 
 class _Compiled:
-    def __init__(self, model: type[Model], sql: str, attnames: list[str], compiler, converters):
+    def __init__(self, model: type[Model], sql: str, attnames: list[str], compiler, converters, slots=None):
         self.model = model
         self.sql = sql
         self.attnames = attnames
         self.compiler = compiler
         self.converters = converters
+        # (the compiled parameters, where the caller's go), when the query has constants of its own
+        self.slots = slots
 
     def run(self, connection, params) -> list[Model]:
         """Execute with `params`; the rows as models."""
+        if self.slots is not None:
+            constants, where = self.slots
+            full = list(constants)
+            for position, value in zip(where, params, strict=True):
+                full[position] = value
+            params = full
         with connection.cursor() as cursor:
             cursor.execute(self.sql, params)
             rows = cursor.fetchall()
@@ -56,7 +64,11 @@ class _PerConnection:
 
 class PreparedSelect(_PerConnection):
     """`build(*params)` makes the queryset; its SQL is compiled once and reused for any params (which
-    must appear in the SQL in the order given, as they do for simple filters)."""
+    must appear in the SQL in the order given, as they do for simple filters).
+
+    A query with constants of its own (a choice, a flag: PostgreSQL's SQL inlines `NOT flag` where
+    SQLite's passes the value) takes a sample of values found nowhere else in its parameters: each
+    must appear exactly once, and is where the caller's value goes."""
 
     def __init__(self, build: Callable[..., QuerySet], sample: Sequence):
         super().__init__()
@@ -67,11 +79,18 @@ class PreparedSelect(_PerConnection):
         queryset = self.build(*self.sample)
         compiler = queryset.query.get_compiler(connection=connection)
         sql, params = compiler.as_sql()
-        if tuple(params) != self.sample:
-            raise ValueError(f"cannot prepare {queryset.query}: its parameters are {params!r}")
+        params = tuple(params)
+        slots = None
+        if params != self.sample:
+            # Equal and of the same type (False == 0 in Python): where each sample value is.
+            where = [[i for i, p in enumerate(params) if type(p) is type(v) and p == v] for v in self.sample]
+            if any(len(found) != 1 for found in where):
+                raise ValueError(f"cannot prepare {queryset.query}: its parameters are {params!r}")
+            slots = (params, [found[0] for found in where])
         expressions = [column for column, _sql, _alias in compiler.select]
         attnames = [column.target.attname for column in expressions]
-        return _Compiled(queryset.model, sql, attnames, compiler, compiler.get_converters(expressions))
+        converters = compiler.get_converters(expressions)
+        return _Compiled(queryset.model, sql, attnames, compiler, converters, slots)
 
     def fetch(self, *params) -> list[Model]:
         return self._run(params)
