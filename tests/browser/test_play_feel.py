@@ -165,7 +165,11 @@ def test_hundreds_of_fast_taps_with_lost_and_late_answers_never_wedge_the_page(
     rng = random.Random(12)
     boxes = {n: die(page, n).bounding_box() for n in range(1, 6)}
     roll_box = roll_button(page).bounding_box()
-    for i in range(300):
+    # At least 300 taps, and on until each kind of fault above has struck at least once (the 23rd
+    # request): a slow machine gets fewer requests through per tap, and a count of taps alone once let
+    # only 8 requests through, none of them faulty.
+    i = 0
+    while i < 300 or (count["n"] < 24 and i < 3000):
         # One roll in the storm: two of three rolls used, so no auto-commit cuts the test short.
         target = roll_box if i == 150 else boxes[rng.randint(1, 5)]
         page.mouse.click(target["x"] + target["width"] / 2, target["y"] + target["height"] / 2)
@@ -173,10 +177,11 @@ def test_hundreds_of_fast_taps_with_lost_and_late_answers_never_wedge_the_page(
             # A push from elsewhere meanwhile: the player toggles die 4 on another device (refused
             # once no rolls are left: holding changes nothing then).
             act_elsewhere(page, live_server_url, game_id, "hold/4")
+        i += 1
     page.unroute(re.compile(r"/games/\d+/(hold|roll)/"))
-    # Most taps land while an action is on its way: the page keeps at most 4 of them queued, so a
-    # few dozen reach the server.
-    assert count["n"] >= 10, "the taps reached the server"
+    # Most taps land while an action is on its way (the page keeps at most 4 of them queued), yet a
+    # page that keeps playing sends on: a wedged one stops at a handful.
+    assert count["n"] >= 24, "the taps reached the server, and every kind of fault struck"
     # The last tap's answer is lost too: nothing else will come to put the page right but its own resync.
     settled(page)
     page.route(re.compile(r"/games/\d+/hold/"), answer_lost)
