@@ -22,7 +22,7 @@ from dicegame.models import Game, Turn
 from dicegame.play import moves
 from dicegame.play.clock import settle_locked
 from dicegame.play.kernel import announce, check_active, current_turn, lock_and_bump, seats
-from dicegame.play.prepared import save_fields
+from dicegame.prepared import save_fields
 from dicegame.rules.scoring import Box
 from dicegame.rules.turn import MAX_ROLLS
 

@@ -23,10 +23,10 @@ from dicegame import events
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
 from dicegame.models import Game, Player, Turn
-from dicegame.play.prepared import PreparedSelect, PreparedUpdateReturning
+from dicegame.prepared import PreparedSelect, PreparedUpdateReturning
 from dicegame.rules.turn import RATED_TURN_SECONDS
 
-# The statements of every action, compiled once (dicegame.play.prepared).
+# The statements of every action, compiled once (dicegame.prepared).
 # A person's action: a new version, and the time a person last moved (a correspondence game that nobody
 # moves in for long ends as it stands: Game.closes_at).
 _LOCK_AND_BUMP = PreparedUpdateReturning(

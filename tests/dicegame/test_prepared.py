@@ -1,11 +1,11 @@
-"""The turn flow's and the header's queries compiled once (dicegame.play.prepared): a query with
+"""The turn flow's and the header's queries compiled once (dicegame.prepared): a query with
 constants of its own (a choice, a flag, which PostgreSQL inlines and SQLite passes) runs with the
 caller's value where its sample was, and gives the rows the ORM gives."""
 
 import pytest
 
 from dicegame.models import Game, Player
-from dicegame.play.prepared import PreparedSelect
+from dicegame.prepared import PreparedSelect
 from tests.support.factories import UserFactory
 from tests.support.games import two_player_game
 
@@ -38,3 +38,23 @@ def test_a_sample_found_twice_is_refused():
     twice = lambda user_id: seats_of(user_id).filter(game__host_id=user_id)  # noqa: E731
     with pytest.raises(ValueError, match="cannot prepare"):
         PreparedSelect(twice, (-7_091_931,)).fetch(5)
+
+
+def test_a_date_goes_as_the_connection_writes_dates():
+    """SQLite takes dates as ISO text, PostgreSQL as dates: the caller's date is written the same way
+    its sample was, so the rows are the ORM's on either."""
+    import datetime as dt
+
+    from daily.models import DailySeed
+
+    days = [dt.date(2026, 6, d) for d in (9, 10, 11, 14)]
+    DailySeed.objects.bulk_create([DailySeed(date=d, seed=f"{d}", commitment=f"c{d}") for d in days])
+
+    def between(first, last):
+        return DailySeed.objects.filter(date__gte=first, date__lte=last).order_by("date")
+
+    prepared = PreparedSelect(between, (dt.date(1, 1, 2), dt.date(1, 1, 3)))
+    first, last = dt.date(2026, 6, 10), dt.date(2026, 6, 14)
+    assert [r.date for r in prepared.fetch(first, last)] == [r.date for r in between(first, last)]
+    assert [r.date for r in prepared.fetch(first, last)] == days[1:]
+    assert prepared.fetch(dt.date(2026, 6, 12), dt.date(2026, 6, 13)) == []
