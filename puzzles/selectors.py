@@ -9,6 +9,7 @@ from django.db.models import Count, F, Q
 from django.db.models.functions import Abs
 
 from dicegame import versions
+from dicegame.prepared import PreparedSelect
 from puzzles.models import (
     SHOWN_IN_BROWSER,
     SHOWN_TO_ACCOUNT,
@@ -36,10 +37,39 @@ def valid_theme(theme: str | None) -> bool:
     return not theme or theme in THEMES
 
 
+# The puzzles' index reads these on every view of a logged-in person: each compiled once per connection
+# (dicegame.prepared; the joins and subqueries of the own puzzles' count cost 0.7 ms to compile, against
+# 0.06 ms for SQLite to answer). The samples: ids and a device mark no other parameter can equal.
+_RATING = PreparedSelect(
+    lambda user_id: PuzzleRating.objects.filter(user_id=user_id).order_by("pk")[:1], (-7_091_931,)
+)
+
+
+def _own_left(user_id: int, other_user_id: int, reveal_user_id: int, device: str | None = None):
+    """The person's own puzzles (from their seats) they have neither tried nor been shown, nor been shown
+    in this browser (`device`); each id once."""
+    own = Puzzle.objects.all()
+    if device is not None:
+        own = own.exclude(pk__in=PuzzleReveal.objects.filter(device=device).values("puzzle"))
+    return (
+        own.filter(sources__player__user_id=user_id)
+        .exclude(rated_attempts__user_id=other_user_id)
+        .exclude(pk__in=PuzzleReveal.objects.filter(user_id=reveal_user_id).values("puzzle"))
+        .distinct()
+        .only("pk")
+        .order_by()
+    )
+
+
+_OWN_LEFT = PreparedSelect(_own_left, (-7_091_931, -7_091_932, -7_091_933))
+_OWN_LEFT_HERE = PreparedSelect(_own_left, (-7_091_931, -7_091_932, -7_091_933, "-device-7091934-"))
+
+
 def rating_of(user) -> PuzzleRating | None:
     if user is None:
         return None
-    return PuzzleRating.objects.filter(user=user).first()
+    found = _RATING.fetch(user.pk)
+    return found[0] if found else None
 
 
 def next_puzzle(
@@ -121,14 +151,6 @@ def stats(user=None, device: str = "") -> Stats:
     pool, per_theme = pool_counts()
     own_left = 0
     if user is not None:
-        own = Puzzle.objects.all()
-        if device:
-            own = own.exclude(pk__in=PuzzleReveal.objects.filter(device=device).values("puzzle"))
-        own_left = (
-            own.filter(sources__player__user=user)
-            .exclude(rated_attempts__user=user)
-            .exclude(pk__in=PuzzleReveal.objects.filter(user=user).values("puzzle"))
-            .distinct()
-            .count()
-        )
+        ids = (user.pk, user.pk, user.pk)
+        own_left = len(_OWN_LEFT_HERE.fetch(*ids, device) if device else _OWN_LEFT.fetch(*ids))
     return Stats(rating=rating_of(user), pool=pool, per_theme=per_theme, own_left=own_left)

@@ -17,7 +17,7 @@ from puzzles.models import Attempt, Puzzle, PuzzleRating, PuzzleReveal
 from tests.support import HX
 from tests.support.factories import PASSWORD, UserFactory, client_for
 from tests.support.games import race
-from tests.support.puzzles import ALL_BUT, make_puzzle
+from tests.support.puzzles import ALL_BUT, keep, make_puzzle
 
 BROWSER_SENTENCE = "This attempt is practice: this puzzle's answer was already shown in this browser."
 ACCOUNT_SENTENCE = "This attempt is practice: this puzzle's answer was already shown to this account."
@@ -294,3 +294,50 @@ def test_a_puzzle_rating_is_seen_by_its_owner_only(user, puzzle):
             response = viewer.get(url)
             assert response.status_code == 200, url
             assert "2230" not in response.content.decode(), url
+
+
+# -- the index's count of the person's own puzzles ------------------------------------------------------
+
+
+def own_left_shown(client: Client) -> int:
+    found = re.search(r"<p data-own-left>(\d+) puzzles? from your own games", client.get("/puzzles/").text)
+    return int(found.group(1)) if found else 0
+
+
+def test_the_index_counts_own_puzzles_neither_tried_nor_shown_to_the_account_or_in_this_browser(
+    client, user, strategy
+):
+    """The count is compiled to SQL once per connection (dicegame.prepared) and run for each viewer
+    and browser with their own values: each exclusion still applies, to this person and browser only."""
+    from puzzles.models import PuzzleSource
+    from tests.support.games import make_game
+
+    game = make_game([user])
+    seat = game.players.get(user=user)
+    positions = [(6, 6, 6, 1, 2), (5, 5, 5, 1, 2), (4, 4, 4, 1, 2), (3, 3, 3, 1, 2)]
+    mine = [make_puzzle(None, dice, 2, strategy) for dice in positions]
+    for n, puzzle in enumerate(mine, start=1):
+        PuzzleSource.objects.create(
+            puzzle=puzzle,
+            game=game,
+            player=seat,
+            turn_number=n,
+            rolls_left=2,
+            chosen=keep(1).to_json(),
+            loss=1.0,
+        )
+    make_puzzle(None, (2, 2, 2, 1, 5), 2, strategy)  # not from this person's games
+    someone = UserFactory()
+    log_in(client, user)
+    client.get(f"/puzzles/{mine[0].pk}/")  # the browser's mark
+    assert own_left_shown(client) == 4
+    solve(client, mine[0])  # tried (and shown to the account and in this browser)
+    assert own_left_shown(client) == 3
+    PuzzleReveal.objects.create(puzzle=mine[1], user=user)  # shown to the account elsewhere
+    assert own_left_shown(client) == 2
+    PuzzleReveal.objects.create(puzzle=mine[2], device=device_of(client))  # shown in this browser
+    assert own_left_shown(client) == 1
+    # Another browser of the same person has not seen the third; another person's reveals are theirs.
+    PuzzleReveal.objects.create(puzzle=mine[3], user=someone)
+    assert own_left_shown(client_for(user)) == 2
+    assert own_left_shown(client_for(someone)) == 0
