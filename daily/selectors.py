@@ -97,7 +97,16 @@ def day_results(date: dt.date) -> DayResults:
     return _day(date)[0]
 
 
-def _day(date: dt.date) -> tuple[DayResults, dict]:
+def page_versions(date: dt.date, user_id: int | None) -> dict[str, int | None]:
+    """The versions a day's page is read under (the day's results and boards, the viewer's attempt), in
+    one query: pass them as `known` to `day_boards` and `attempt_with_result`."""
+    names = [versions.day(date), versions.PEOPLE]
+    if user_id is not None:
+        names.append(versions.user(user_id))
+    return versions.read(names)
+
+
+def _day(date: dt.date, known: dict | None = None) -> tuple[DayResults, dict]:
     stored_par = []
 
     def compute() -> DayResults:
@@ -131,7 +140,7 @@ def _day(date: dt.date) -> tuple[DayResults, dict]:
 
     names = [versions.day(date), versions.PEOPLE]
     key = f"daily:day:{date.isoformat()}"
-    current = versions.read(names)
+    current = {n: known[n] for n in names} if known is not None else versions.read(names)
     day = versions.cached(key, [], compute, versions=current)
     if stored_par:  # storing the par moved the day's version on: the results are kept under the new one
         current = versions.read(names)
@@ -225,8 +234,16 @@ class DayBoards:
     friends_fragment: versions.Fragment | None = None
 
 
-def day_boards(date: dt.date, *, viewer_id: int | None, friend_ids: set[int], boards_open: bool) -> DayBoards:
-    day, current = _day(date)
+def day_boards(
+    date: dt.date,
+    *,
+    viewer_id: int | None,
+    friend_ids: set[int],
+    boards_open: bool,
+    known: dict | None = None,
+) -> DayBoards:
+    """(`known`: the `page_versions` of the date, when the caller read them.)"""
+    day, current = _day(date, known)
     friends = site = []
     if boards_open:
         if viewer_id is not None:
@@ -297,13 +314,27 @@ _RESULT = {
 }
 
 
-def attempt_with_result(actor, date: dt.date) -> DailyAttempt | None:
+def attempt_with_result(actor, date: dt.date, known: dict | None = None) -> DailyAttempt | None:
     """The actor's attempt of the day (`daily.services.attempt_of`) with, in the same query, what its
-    results screen reads of the game (`day_result`): the total, the boxes, the analysis's summary."""
-    attempts = DailyAttempt.objects.filter(game__players__seat=0).annotate(
-        **{f"result_{name.replace('__', '_')}": F(path) for name, path in _RESULT.items()}
-    )
-    return attempt_of(actor, date, attempts)
+    results screen reads of the game (`day_result`): the total, the boxes, the analysis's summary.
+
+    A person's is kept under the versions of the day and the person: the attempt's start moves both,
+    its game's end and its analysis the person's (dicegame.versions), and nothing else changes what
+    is read here (the game's moves in between show on the game's page, not this one). A guest's is
+    read every time: a guest has no version. (`known`: the `page_versions` of the date and the actor,
+    when the caller read them.)"""
+
+    def read() -> DailyAttempt | None:
+        attempts = DailyAttempt.objects.filter(game__players__seat=0).annotate(
+            **{f"result_{name.replace('__', '_')}": F(path) for name, path in _RESULT.items()}
+        )
+        return attempt_of(actor, date, attempts)
+
+    if actor.user_id is None:
+        return read()
+    names = [versions.day(date), versions.user(actor.user_id)]
+    current = {n: known[n] for n in names} if known is not None else versions.read(names)
+    return versions.cached(f"daily:attempt:{date.isoformat()}:{actor.user_id}", [], read, versions=current)
 
 
 def day_result(

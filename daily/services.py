@@ -17,12 +17,19 @@ from dicegame.errors import GameActionError
 from dicegame.models import Game
 from dicegame.play.clock import game_settle
 from dicegame.play.games import game_create
+from dicegame.prepared import PreparedSelect
 from dicegame.rules import days, dice
 from dicegame.rules.days import DAILY_ZONE, day_end  # noqa: F401  (the daily calendar, part of this API)
 from dicegame.strategy import Strategy
 from dicegame.strategy.analysis import optimal_line
 
 DAYS_AHEAD = 7  # the commitments of today and the next 7 days are always published
+
+# Asked on every view of today's page: compiled once per connection (dicegame.prepared).
+_PUBLISHED = PreparedSelect(
+    lambda first, last: DailySeed.objects.filter(date__gte=first, date__lte=last).only("date").order_by(),
+    (dt.date(1, 1, 2), dt.date(1, 1, 3)),
+)
 
 
 def today(now: dt.datetime | None = None) -> dt.date:
@@ -36,7 +43,7 @@ def publish_commitments(now: dt.datetime | None = None) -> int:
     once stored, is never redrawn. Returns how many were created."""
     first = today(now)
     wanted = [first + dt.timedelta(days=d) for d in range(DAYS_AHEAD + 1)]
-    have = set(DailySeed.objects.filter(date__in=wanted).values_list("date", flat=True))
+    have = {row.date for row in _PUBLISHED.fetch(wanted[0], wanted[-1])}
     created = 0
     for date in wanted:
         if date in have:
@@ -107,12 +114,21 @@ def close_ended(*, date: dt.date | None = None, now: dt.datetime | None = None) 
     boxes count, the rest stay empty (`Game.closes_at`, applied by the game's settlement).
     Cheap when there are none (one indexed query): the clock runs it, and so does reading a day's
     results. Returns how many were closed."""
-    games = Game.objects.filter(status=Game.Status.ACTIVE, daily_date__lt=today(now))
     if date is not None:
         if date >= today(now):
             return 0
-        games = games.filter(daily_date=date)
-    return sum(game_settle(game_id=pk) for pk in games.values_list("pk", flat=True))
+        ids = [game.pk for game in _IN_PLAY_ON.fetch(date)]
+    else:
+        games = Game.objects.filter(status=Game.Status.ACTIVE, daily_date__lt=today(now))
+        ids = list(games.values_list("pk", flat=True))
+    return sum(game_settle(game_id=pk) for pk in ids)
+
+
+# Asked on every view of a day gone: compiled once per connection (dicegame.prepared).
+_IN_PLAY_ON = PreparedSelect(
+    lambda date: Game.objects.filter(status=Game.Status.ACTIVE, daily_date=date).only("pk").order_by(),
+    (dt.date(1, 1, 2),),
+)
 
 
 def day_par(date: dt.date) -> int | None:

@@ -36,14 +36,19 @@ def _day_context(request: HttpRequest, date: dt.date) -> dict:
     actor = actor_from_request(request)
     first = services.today()
     services.close_ended(date=date)  # an attempt abandoned on a day gone counts with what was written
-    attempt = selectors.attempt_with_result(actor, date) if (actor.user_id or actor.guest_key) else None
+    known = selectors.page_versions(date, actor.user_id)
+    attempt = (
+        selectors.attempt_with_result(actor, date, known) if (actor.user_id or actor.guest_key) else None
+    )
     viewer_id = request.user.pk if request.user.is_authenticated else None
     friends = friend_ids(user_id=viewer_id) if viewer_id else set()
     finished = attempt is not None and attempt.game.is_finished
     # Today's table is shown to those who have played it; a day gone, to everyone.
     boards_open = date < first or finished
     # Everyone's figures are shared by every viewer; the boards are cut from them for this one.
-    day = selectors.day_boards(date, viewer_id=viewer_id, friend_ids=friends, boards_open=boards_open)
+    day = selectors.day_boards(
+        date, viewer_id=viewer_id, friend_ids=friends, boards_open=boards_open, known=known
+    )
     result = None
     if finished:
         url = request.build_absolute_uri(reverse("daily:today"))

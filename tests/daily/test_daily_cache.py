@@ -110,6 +110,27 @@ def test_a_finished_attempt_is_on_the_days_page_at_once(clock):
     assert 'data-user="stranger"' in friends and 'data-user="friend"' in friends
 
 
+def test_my_attempt_on_the_days_page_follows_its_start_and_its_end_at_once(clock):
+    """The viewer's attempt is kept under the versions of the day and the person: its start and its
+    game's end move them, so the page never shows the one before (though it reads no attempt again)."""
+    me = UserFactory(username="me")
+    versions.bump(versions.user(me.pk))  # as a game they finished did: what is read for them is kept
+    client = client_for(me)
+    assert 'data-action="daily-play"' in client.get("/daily/").text
+    game = start(me)
+    for _ in range(2):  # the second view reads the attempt kept under the versions
+        html = client.get("/daily/").text
+        assert 'data-action="daily-resume"' in html and f"/games/{game.pk}/" in html
+    play.game_resign(game_id=game.pk, actor=actor(me))
+    total = Player.objects.get(game=game).total
+    for _ in range(2):
+        html = client.get("/daily/").text
+        assert 'data-action="daily-resume"' not in html and f'data-daily-total="{total}"' in html
+    # Nothing else of the attempt is read again: a change behind the services' back is not seen.
+    behind_the_services(me, 999)
+    assert f'data-daily-total="{total}"' in client.get("/daily/").text
+
+
 def test_a_started_attempt_counts_at_once_and_the_boards_wait_for_ones_own_result(clock, client):
     finish(UserFactory())
     assert 'data-played="1"' in client.get("/daily/").content.decode()
@@ -237,8 +258,8 @@ def test_an_opt_in_changed_in_the_admin_shows_at_once(clock, admin_client):
 
 
 def test_the_days_page_seen_again_reads_little(clock, django_assert_max_num_queries):
-    """Seen again with nothing changed: the session, the account, the seeds shown, the viewer's attempt
-    and result (one query), their friends, the versions, and the play screen's turn count."""
+    """Seen again with nothing changed: the session, the account, the seeds shown, the versions (the
+    viewer's attempt and result are kept under them), their friends, and the play screen's turn count."""
     me, friend = UserFactory(username="me"), UserFactory(username="friend")
     befriend(me, friend)
     public(me, friend)
@@ -246,6 +267,6 @@ def test_the_days_page_seen_again_reads_little(clock, django_assert_max_num_quer
     finish(friend, turns=3)
     client = client_for(me)
     client.get("/daily/")
-    with django_assert_max_num_queries(7):
+    with django_assert_max_num_queries(6):
         html = client.get("/daily/").content.decode()
     assert 'data-user="friend"' in site_board(html)
