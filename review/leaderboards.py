@@ -105,15 +105,14 @@ def _boards(scope: str, user_ids, names: list[str], viewer_id: int | None) -> li
     now = timezone.now()
     out = []
     for board in boards:
-        rows = [
-            replace(
-                row,
-                is_me=row.user_id == viewer_id,
-                # The deviation widens with the weeks without a game: marked as of now.
-                provisional=row.provisional if row.rating is None else rating_provisional(row.rating, now),
-            )
-            for row in board.rows
-        ]
+        rows = []
+        for row in board.rows:
+            is_me = row.user_id == viewer_id
+            # The deviation widens with the weeks without a game: marked as of now.
+            provisional = row.provisional if row.rating is None else rating_provisional(row.rating, now)
+            if is_me != row.is_me or provisional != row.provisional:  # the shared row as it is, else a copy
+                row = replace(row, is_me=is_me, provisional=provisional)
+            rows.append(row)
         mine = viewer_id if any(row.is_me for row in rows) else None
         # The provisional marks are in the markup: its key names them.
         marks = "".join("1" if row.provisional else "0" for row in rows)

@@ -26,6 +26,7 @@ from dicegame import charts, versions
 from dicegame.analysis_store import analyse_pending
 from dicegame.labels import box_label
 from dicegame.models import Game, Player
+from dicegame.prepared import PreparedSelect
 from dicegame.records import AT_TABLE, COUNTS, counted_seats, counts_for_records, stand_in_turns
 from dicegame.rules.scoring import UPPER_BONUS_THRESHOLD, UPPER_BOXES, Box
 from dicegame.strategy import analysis as A
@@ -58,9 +59,17 @@ def player_visible(*, viewer_id: int | None, target, opted_in: bool | None = Non
     return viewer_id is not None and are_friends(a=viewer_id, b=target.pk)
 
 
-def opted_in(user_id: int) -> bool:
+# Asked on every view of the leaderboards: compiled once per connection (dicegame.prepared).
+_OPTED_IN = PreparedSelect(
+    lambda user_id: (
+        Profile.objects.filter(user_id=user_id, leaderboard_opt_in=True).only("pk").order_by()[:1]
+    ),
+    (-7_091_931,),
+)
 
-    return Profile.objects.filter(user_id=user_id, leaderboard_opt_in=True).exists()
+
+def opted_in(user_id: int) -> bool:
+    return bool(_OPTED_IN.fetch(user_id))
 
 
 # -- a player's statistics ---------------------------------------------------------------------------

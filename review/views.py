@@ -205,7 +205,8 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     context = {
         "scope": scope,
         "boards": boards,
-        "opted_in": statistics.opted_in(viewer_id) if viewer_id else False,
+        # Said only on the site-wide boards.
+        "opted_in": bool(viewer_id) and scope == "site" and statistics.opted_in(viewer_id),
         "min_games": leaderboards.LEADERBOARD_MIN_GAMES,
         "records_rule": records.records_rule(),
     }

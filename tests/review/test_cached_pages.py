@@ -204,3 +204,17 @@ def test_english_and_dutch_pages_are_cached_apart():
             client.get("/leaderboard/").content.decode(),
         )
         assert words[0] in page and words[1] in boards, language
+
+
+def test_the_leaderboards_say_whether_the_viewer_is_on_the_site_wide_boards():
+    """Read for each viewer with a statement compiled once (dicegame.prepared): each gets their own."""
+    shy, keen = UserFactory(username="shy"), UserFactory(username="keen")
+    profile_set_leaderboard_opt_in(user=keen, on=True)
+    site = "/leaderboard/?scope=site"
+    assert "You are one of them." in client_for(keen).get(site).text
+    page = client_for(shy).get(site).text
+    assert "You are one of them." not in page and "Join from your statistics page." in page
+    profile_set_leaderboard_opt_in(user=shy, on=True)
+    profile_set_leaderboard_opt_in(user=keen, on=False)
+    assert "You are one of them." in client_for(shy).get(site).text
+    assert "Join from your statistics page." in client_for(keen).get(site).text
