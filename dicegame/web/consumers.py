@@ -262,10 +262,12 @@ class GameConsumer(_LimitedSocket):
             await self.send_board(force=True)
             return
         try:
-            await database_sync_to_async(self._act)(ACTIONS[name], message)
+            await self._act(ACTIONS[name], message)
         except GameActionError as exc:
             await self.send_error(exc.message, status=exc.status)
 
+    # Wrapped once with the class, not for every action (asgiref's wrapper binds like a method).
+    @database_sync_to_async
     def _act(self, action, message: dict):
         # In the screen's language: a refusal's message is made by the service, in the database thread.
         with translation.override(self.language):
