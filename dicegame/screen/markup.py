@@ -6,16 +6,22 @@ tenth of a template's cost. Each function takes a `Board` (dicegame.screen.view)
 from __future__ import annotations
 
 from functools import cache
+from html import escape as _html_escape
 from typing import NamedTuple
 
-from django.utils.html import escape
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 from django.utils.translation import get_language, ngettext, pgettext
 from django.utils.translation import gettext as _
 
 from dicegame.labels import box_label
 from dicegame.models import Game
 from dicegame.rules.scoring import UPPER_BONUS_THRESHOLD, Box
+
+
+def escape(text) -> str:
+    """Django's `escape` (the same five characters), without its wrappers for lazy text and safe
+    strings: the strings made here are put straight into markup, some forty times a board."""
+    return _html_escape(str(text))
 
 
 class Cell(NamedTuple):
@@ -43,7 +49,7 @@ def cells_html(cells: tuple[Cell, ...]) -> SafeString:
             parts.append(f'<td class="option"><span class="option-points">{int(option)}</span></td>')
         else:
             parts.append("<td></td>")
-    return mark_safe("".join(parts))
+    return SafeString("".join(parts))
 
 
 _PIPS = {
@@ -65,7 +71,7 @@ def pips(value: int | None) -> tuple[bool, ...]:
 @cache
 def pips_html(value: int | None) -> SafeString:
     # Nine spans per die and five dice per board: made once per face, not by a template loop per push.
-    return mark_safe(
+    return SafeString(
         "".join('<span class="pip on"></span>' if on else '<span class="pip"></span>' for on in pips(value))
     )
 
@@ -140,7 +146,7 @@ def dice_html(board) -> SafeString:
             f"{die.pips_html}</span>"
             f'<span class="held-label" aria-hidden="true">{held_text if held else ""}</span></button>'
         )
-    return mark_safe("\n".join(parts))
+    return SafeString("\n".join(parts))
 
 
 @cache
@@ -178,7 +184,7 @@ def rows_html(board, upper: bool) -> SafeString:
         )
         if question is not None and question.box == name:
             parts.append(question_html(board, question))
-    return mark_safe("\n".join(parts))
+    return SafeString("\n".join(parts))
 
 
 def question_html(board, q) -> str:
@@ -232,12 +238,12 @@ def seat_heads_html(board) -> SafeString:
             f'<th scope="col" class="{"current" if seat.is_current else ""}" '
             f'data-seat-name="{player.seat}">{escape(player.display_name)}{presence}{badge}</th>'
         )
-    return mark_safe("".join(parts))
+    return SafeString("".join(parts))
 
 
 def upper_total_cells(board) -> SafeString:
     threshold = UPPER_BONUS_THRESHOLD
-    return mark_safe(
+    return SafeString(
         "".join(
             f'<td data-upper-total="{s.sheet.upper_total}">{s.sheet.upper_total} '
             f'<span class="of">/ {threshold}</span></td>'
@@ -254,11 +260,11 @@ def upper_bonus_cells(board) -> SafeString:
             escape(_("%(n)s to go") % {"n": seat.upper_to_go})
         )
         parts.append(f'<td data-upper-bonus="{bonus}">{shown}</td>')
-    return mark_safe("".join(parts))
+    return SafeString("".join(parts))
 
 
 def penta_bonus_cells(board) -> SafeString:
-    return mark_safe(
+    return SafeString(
         "".join(
             f'<td data-penta-bonus="{s.sheet.penta_bonus}">{s.sheet.penta_bonus}</td>' for s in board.seats
         )
@@ -266,7 +272,7 @@ def penta_bonus_cells(board) -> SafeString:
 
 
 def total_cells(board) -> SafeString:
-    return mark_safe(
+    return SafeString(
         "".join(
             f'<td data-total="{s.sheet.total}" data-seat="{s.player.seat}">{s.sheet.total}</td>'
             for s in board.seats

@@ -22,7 +22,7 @@ from urllib.parse import quote
 from django.template.defaultfilters import floatformat
 from django.urls import reverse
 from django.utils.html import conditional_escape as esc
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 from django.utils.timesince import timeuntil
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
@@ -121,7 +121,7 @@ def game_status(game: Game, *, oob: bool) -> SafeString:
             url = reverse("dicegame:game", args=[rematch.pk])
             token = _escape(quote(rematch.invite_token, safe="/"))
             extra += f' data-next-game="{url}" data-next-watch="{url}?t={token}"'
-    return mark_safe(
+    return SafeString(
         f'<div id="game-status" hidden{_oob(oob)} data-status="{game.status}" '
         f'data-version="{game.version}"{extra}></div>'
     )
@@ -214,7 +214,7 @@ def turn_status(board, *, oob: bool, csrf: str = "", token: str = "") -> SafeStr
         # Whose turn it is, said plainly (Roll is not this screen's to press now).
         out.append(f'<p class="hint" data-waiting-for>{w["waiting_for"] % {"name": name}}</p>')
     out.append("</section>")
-    return mark_safe("".join(out))
+    return SafeString("".join(out))
 
 
 def pass_to(board, w: dict) -> str:
@@ -232,7 +232,7 @@ def pass_to(board, w: dict) -> str:
 
 def dice_tray(board, *, oob: bool) -> SafeString:
     w = _words(get_language())
-    return mark_safe(
+    return SafeString(
         f'<section id="dice-tray" class="dice-tray"{_oob(oob)} aria-label="{w["dice"]}">'
         f"{board.dice_html}</section>"
     )
@@ -242,7 +242,7 @@ def hints_badge(game: Game, *, oob: bool) -> SafeString:
     badge = ""
     if game.hints_used:
         badge = f'<span class="badge" data-hints-used>{_words(get_language())["hints_used"]}</span>'
-    return mark_safe(f'<span id="hints-badge"{_oob(oob)}>{badge}</span>')
+    return SafeString(f'<span id="hints-badge"{_oob(oob)}>{badge}</span>')
 
 
 def moments(board, *, oob: bool) -> SafeString:
@@ -250,7 +250,7 @@ def moments(board, *, oob: bool) -> SafeString:
         f'<p data-moment="{_escape(m.key)}" data-kind="{_escape(m.kind)}">{_escape(str(m.text))}</p>'
         for m in board.moments
     )
-    return mark_safe(f'<div id="moments" hidden{_oob(oob)}>{items}</div>')
+    return SafeString(f'<div id="moments" hidden{_oob(oob)}>{items}</div>')
 
 
 def game_controls(board, *, oob: bool, csrf: str = "") -> SafeString:
@@ -273,7 +273,7 @@ def game_controls(board, *, oob: bool, csrf: str = "") -> SafeString:
                 f'<form method="post" action="{post}" hx-post="{post}">{_csrf_input(csrf)}'
                 f'<button type="submit" data-action="{action}">{w[action + "_yes"]}</button></form></details>'
             )
-    return mark_safe(f'<section id="game-controls" class="game-controls"{_oob(oob)}>{inner}</section>')
+    return SafeString(f'<section id="game-controls" class="game-controls"{_oob(oob)}>{inner}</section>')
 
 
 def hints(board, *, oob: bool, csrf: str = "") -> SafeString:
@@ -286,7 +286,7 @@ def hints(board, *, oob: bool, csrf: str = "") -> SafeString:
         f'aria-labelledby="hints-heading">'
     )
     if not shown:
-        return mark_safe(head + "</section>")
+        return SafeString(head + "</section>")
     url = f"{board.game_url}hints/"
     on = board.hints_on
     heading = esc(_("Hints"))
@@ -329,7 +329,7 @@ def hints(board, *, oob: bool, csrf: str = "") -> SafeString:
                 )
         out.append("</details>")
     out.append("</section>")
-    return mark_safe("".join(out))
+    return SafeString("".join(out))
 
 
 def _hint_line(line) -> str:
@@ -344,7 +344,7 @@ def scoresheet(board, *, oob: bool) -> SafeString:
     """The heads, rows and totals come made (dicegame.screen.markup), the same for page and pushes."""
     w = _words(get_language())
     joker = f'<p class="joker-note" data-joker>{_escape(board.joker_note)}</p>' if board.joker_note else ""
-    return mark_safe(
+    return SafeString(
         f'<section id="scoresheet" class="scoresheet seats-{len(board.seats)}"{_oob(oob)} '
         f'aria-label="{w["scoresheet"]}">{joker}<table>'
         f'<thead><tr><th scope="col">{w["box"]}</th>{board.seat_heads_html}</tr></thead>'
@@ -370,7 +370,7 @@ def messages(items, error: str = "", *, oob: bool) -> SafeString:
     if error:
         out.append(f'<p class="msg msg-error" role="alert">{esc(error)}</p>')
     out.append("</div>")
-    return mark_safe("".join(out))
+    return SafeString("".join(out))
 
 
 def next_game(waiting, *, oob: bool) -> SafeString:
@@ -386,7 +386,7 @@ def next_game(waiting, *, oob: bool) -> SafeString:
         text = (
             f'{esc(text)}:\n      <a href="{url}" data-next-game="{waiting.game.pk}">{esc(_("play it"))}</a>'
         )
-    return mark_safe(f'<p id="next-game" class="small"{_oob(oob)}>{text}</p>')
+    return SafeString(f'<p id="next-game" class="small"{_oob(oob)}>{text}</p>')
 
 
 def answer_update(

@@ -308,7 +308,8 @@ def board_for(state: BoardState, seat: Player | None) -> Board:
         can_hold=my_turn and dice_values is not None and rolls_used < MAX_ROLLS,
         can_confirm=my_turn and bool(chosen),
         chosen_label=labels[Box[chosen]] if chosen else "",
-        must_sacrifice=bool(my_turn and dice_values and state.sheets[current.pk].must_sacrifice(dice_values)),
+        # The current seat's options are the state's: no legal box scores (Scoresheet.must_sacrifice).
+        must_sacrifice=bool(my_turn and dice_values and state.options and not any(state.options.values())),
         countdown=state.countdown,
         bot_playing=state.bot_playing,
         next_step_ms=state.next_step_ms,
