@@ -62,7 +62,7 @@ from daphne_server import (
     default_server_module,
     process_cpu,
 )
-from live_relay import RelayFigures, run_relay, write_board
+from live_relay import RelayFigures, merged, run_relay, write_board
 
 AIM_CPU_OVER_RELAY = 2.0  # web CPU per action, against the relay's per message
 AIM_P99_OVER_RELAY = 2.0  # paced p99 at K=AIM_K, against the relay's
@@ -641,7 +641,7 @@ class Phase:
     seconds: float = 0.0
     cpu: dict = field(default_factory=dict)
     load_average: float = float("nan")
-    relay: RelayFigures | None = None  # the relay at the same K and pace, just before this phase
+    relay: RelayFigures | None = None  # the relay at the same K and pace, half before this phase, half after
 
     # -- derived figures --
 
@@ -1262,21 +1262,30 @@ async def run_layer(
             flush=True,
         )
         for spec, games in plan:
-            relay = None
-            if args.relay and spec.run != "throughput":
-                relay = await run_relay(
+            with_relay = args.relay and spec.run != "throughput"
+
+            async def relay_run(part: str, spec=spec) -> RelayFigures:
+                figures = await run_relay(
                     k=spec.k,
                     ports=[s.port for s in servers[: spec.processes]],
                     open_socket=lambda url, port: open_socket(url, port, session_key),
                     think=spec.think,
-                    seconds=spec.seconds,
+                    # Half the phase's length before it and half after: the machine's speed drifts
+                    # over minutes (these machines are shared), and the game sits between the halves.
+                    seconds=spec.seconds / 2,
                     begin=meters.begin,
                     end=meters.end,
-                    tag=f"{args.tag}-{layer}-{spec.k}",
+                    tag=f"{args.tag}-{layer}-{spec.k}-{part}",
                     rng=rng,
                 )
                 await drain(servers[: spec.processes])
+                return figures
+
+            relay = await relay_run("before") if with_relay else None
             phase = await run_phase(spec, layer, servers, games, echoes, meters, rng)
+            if relay is not None:
+                await drain(servers[: spec.processes])
+                relay = merged(relay, await relay_run("after"))
             phase.relay = relay
             dead = [s.name for s in [*servers, clock] if not s.alive()]
             if dead:
@@ -1338,7 +1347,7 @@ def main() -> int:
         "--no-relay",
         dest="relay",
         action="store_false",
-        help="leave out the relay baseline (by default it runs before each paced phase, at its K)",
+        help="leave out the relay baseline (by default half of it runs before each paced phase, half after)",
     )
     parser.add_argument("--json", type=Path, help="write every figure to this file")
     parser.add_argument("--logs", type=Path, help="keep the server processes' logs in this directory")

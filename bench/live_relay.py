@@ -48,6 +48,25 @@ class RelayFigures:
     cpu: dict = field(default_factory=dict)
 
 
+def merged(first: RelayFigures, second: RelayFigures) -> RelayFigures:
+    """Two relay runs at the same K as one: their samples and failures together, their seconds and CPU
+    added (a number, or a list of numbers per process, per meter)."""
+    cpu: dict = {}
+    for key in first.cpu.keys() | second.cpu.keys():
+        a, b = first.cpu.get(key), second.cpu.get(key)
+        if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+            cpu[key] = [x + y for x, y in zip(a, b, strict=True)]
+        elif isinstance(a, int | float) and isinstance(b, int | float):
+            cpu[key] = a + b
+    return RelayFigures(
+        first.k,
+        samples=first.samples + second.samples,
+        failures=first.failures + second.failures,
+        seconds=first.seconds + second.seconds,
+        cpu=cpu,
+    )
+
+
 class Pair:
     def __init__(self, index: int, sender, receiver):
         self.index = index
