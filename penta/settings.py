@@ -150,7 +150,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
             "prepare_threshold": 5,
             "pool": {
                 "min_size": int(os.environ.get("PENTA_DB_POOL_MIN", "2")),
-                "max_size": int(os.environ.get("PENTA_DB_POOL_MAX", "10")),
+                "max_size": int(os.environ.get("PENTA_DB_POOL_MAX", "14")),
                 "timeout": float(os.environ.get("PENTA_DB_POOL_TIMEOUT", "10")),
                 "check": None,  # set below: psycopg_pool is imported only on PostgreSQL
             },
@@ -173,9 +173,16 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # The long-lived threads a web process runs its HTTP requests' synchronous work on (penta.request_threads):
-# at most this many requests work at once, each on a thread that keeps its database connection. Below
-# PENTA_DB_POOL_MAX, so the sockets' database thread and the clock still find a connection.
+# at most this many requests work at once, each on a thread that keeps its database connection.
 PENTA_REQUEST_THREADS = int(os.environ.get("PENTA_REQUEST_THREADS", "8"))
+# The threads its game sockets' moves run on (live.db_threads): on PostgreSQL a few, so that one move's
+# waits on the database overlap another's; on SQLite one (a second writer would only wait on the lock).
+# With the request threads below PENTA_DB_POOL_MAX, so that channels' own database thread (the
+# sockets' other work), the presence heartbeat and a clock in the process still find a connection.
+_ON_POSTGRESQL = DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+PENTA_SOCKET_DB_THREADS = int(os.environ.get("PENTA_SOCKET_DB_THREADS", "4" if _ON_POSTGRESQL else "1"))
+if PENTA_REQUEST_THREADS < 1 or PENTA_SOCKET_DB_THREADS < 1:
+    raise ImproperlyConfigured("PENTA_REQUEST_THREADS and PENTA_SOCKET_DB_THREADS must be at least 1.")
 
 # The in-memory layer serves one process; REDIS_URL shares the layer between several processes.
 REDIS_URL = os.environ.get("REDIS_URL", "")

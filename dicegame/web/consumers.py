@@ -38,6 +38,7 @@ from dicegame.play import lobby, rooms, selectors
 from dicegame.screen.state import board_state
 from dicegame.screen.view import viewer_seat
 from live import limits, presence, protocol, pushes
+from live.db_threads import in_db_thread
 from winprob import live as winprob_live
 
 CLOSE_LOGIN_REQUIRED = 4401
@@ -123,8 +124,8 @@ class _LimitedSocket(AsyncWebsocketConsumer):
         """Channels' own, without its close_old_connections before every message: a hop to the
         process's one database thread for every frame received and every push forwarded, which waited
         there behind any other socket's action (a push held up for a move's database work). Every
-        database call of these sockets is a database_sync_to_async, which closes old connections itself,
-        before and after, in that thread."""
+        database call of these sockets is a database_sync_to_async (a move's, `live.db_threads`), which
+        closes old connections itself, before and after, in its thread."""
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
@@ -266,8 +267,10 @@ class GameConsumer(_LimitedSocket):
         except GameActionError as exc:
             await self.send_error(exc.message, status=exc.status)
 
-    # Wrapped once with the class, not for every action (asgiref's wrapper binds like a method).
-    @database_sync_to_async
+    # On the sockets' database threads (live.db_threads): a move waiting on the database holds up no
+    # other game's. Wrapped once with the class, not for every action (asgiref's wrapper binds like a
+    # method).
+    @in_db_thread
     def _act(self, action, message: dict):
         # In the screen's language: a refusal's message is made by the service, in the database thread.
         with translation.override(self.language):

@@ -80,6 +80,14 @@ def test_development_without_a_secret_key_starts_with_debug_on(tmp_path):
     assert _import_settings({"DEBUG": None, "SECRET_KEY": "k" * 50}, tmp_path).returncode == 0
 
 
+@pytest.mark.parametrize("name", ["PENTA_REQUEST_THREADS", "PENTA_SOCKET_DB_THREADS"])
+def test_a_process_without_threads_for_its_work_refuses_to_start(tmp_path, name):
+    result = _import_settings({"DEBUG": "true", name: "0"}, tmp_path)
+    assert result.returncode != 0
+    assert "PENTA_REQUEST_THREADS and PENTA_SOCKET_DB_THREADS must be at least 1" in result.stderr
+    assert _import_settings({"DEBUG": "true", name: "2"}, tmp_path).returncode == 0
+
+
 @pytest.mark.django_db
 def test_database_is_the_one_the_environment_names():
     url = os.environ.get("DATABASE_URL", "")

@@ -188,12 +188,15 @@ def mark_finished(game: Game) -> None:
     game.refresh_from_db()
 
 
-def two_player_game(*, turn_seconds: int | None = None, rated: bool = False) -> tuple[Game, object, object]:
-    """A started game of two friends, hana (the host, to move) and femke: (game, host, friend). The turn
-    timer is off unless given; a rated game's is 60 s (a rated game always has a clock)."""
+def two_player_game(
+    *, turn_seconds: int | None = None, rated: bool = False, names: tuple[str, str] = ("hana", "femke")
+) -> tuple[Game, object, object]:
+    """A started game of two friends, hana (the host, to move) and femke unless `names` says otherwise:
+    (game, host, friend). The turn timer is off unless given; a rated game's is 60 s (a rated game always
+    has a clock)."""
     if turn_seconds is None:
         turn_seconds = 60 if rated else 0
-    host, friend = UserFactory(username="hana"), UserFactory(username="femke")
+    host, friend = UserFactory(username=names[0]), UserFactory(username=names[1])
     befriend(host, friend)
     game = rooms.room_create(actor=actor(host), seats=2, turn_seconds=turn_seconds, rated=rated)
     rooms.room_join_by_link(token=game.invite_token, actor=actor(friend))

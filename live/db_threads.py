@@ -1,0 +1,51 @@
+"""The threads a web process runs its game sockets' moves on (roll, hold, choose, confirm, hurry, take
+back): their database work and the pushes rendered after it.
+
+Channels' `database_sync_to_async` runs every socket's database work on the process's one
+thread-sensitive thread, one call after the other. A move holds that thread for about twice its CPU:
+it waits on PostgreSQL for each of its statements and for the commit. With PostgreSQL a network round
+trip away, as in most production set-ups, those waits add up. Behind a proxy adding 0.3 ms each way (a
+round trip of 0.85 ms; `bench/live_games.py --db-delay-ms 0.3`), the one thread capped two web
+processes at 117 moves a second for 200 games whose players wanted 182, with a median of 646 ms from
+a tap to the other screen. Here moves run on a few threads (PENTA_SOCKET_DB_THREADS), each lending a
+connection from the process's pool for the call, so that one move's waits overlap another's work: 180
+moves a second, with a median of 13 ms. On loopback the figures stay as they were: the interpreter lock
+lets only one thread work at a time, so the threads mostly take turns.
+
+Moves of one game still take turns at the game's row lock, as they already did between processes. A
+socket's next message is handled only once its last move is done: a consumer handles its messages one
+at a time. The sockets' other database work (opening and closing them, a whole board) stays on
+channels' thread, in the order the sockets asked for it.
+
+On SQLite there is one thread: a second writer would only wait on the file's lock, polling.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+from asgiref.sync import SyncToAsync
+from django.conf import settings
+from django.db import close_old_connections
+
+# Threads are started on the first calls only (and never more than the setting).
+_EXECUTOR = ThreadPoolExecutor(max_workers=settings.PENTA_SOCKET_DB_THREADS, thread_name_prefix="socket-db")
+
+
+class _DatabaseCall(SyncToAsync):
+    """channels' DatabaseSyncToAsync on these threads: old connections closed before and after the call
+    (on PostgreSQL the connection goes back to the pool). Django's close_old_connections itself, not
+    through channels.db, whose name channels' test communicators replace with a no-op while they run:
+    that is for a call that may run in the test's own thread, and these never do."""
+
+    def thread_handler(self, loop, *args, **kwargs):
+        close_old_connections()
+        try:
+            return super().thread_handler(loop, *args, **kwargs)
+        finally:
+            close_old_connections()
+
+
+def in_db_thread(func) -> SyncToAsync:
+    """`func` as a coroutine function run on the sockets' database threads."""
+    return _DatabaseCall(func, thread_sensitive=False, executor=_EXECUTOR)
