@@ -60,6 +60,7 @@ from daphne_server import (
     ClockProcess,
     DaphneServer,
     default_server_module,
+    free_port,
     process_cpu,
 )
 from live_relay import RelayFigures, merged, run_relay, write_board
@@ -102,6 +103,8 @@ class Database:
         self.url: str | None = args.database_url
         self.sqlite_path = workdir / "bench.sqlite3"
         self.created: str | None = None  # the temporary database's name
+        # What the servers and the clock connect to, when it is not `url`: the latency proxy (--db-delay-ms).
+        self.servers_url: str | None = None
 
     def create(self) -> None:
         if not self.server_url:
@@ -152,6 +155,46 @@ class Database:
 # -- the servers' settings -----------------------------------------------------------------------------
 
 
+def start_db_proxy(url: str, delay_ms: float) -> tuple[subprocess.Popen, str]:
+    """The latency proxy (bench/db_latency.py) in front of the database of `url`: (process, the URL
+    through it)."""
+    parts = urlsplit(url)
+    port = free_port()
+    proxy = subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "db_latency.py"),
+            "--listen",
+            str(port),
+            "--to",
+            f"{parts.hostname}:{parts.port or 5432}",
+            "--delay-ms",
+            str(delay_ms),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    if proxy.stdout.readline().strip() != "ready":
+        proxy.kill()
+        raise RuntimeError("the database latency proxy did not start")
+    credentials = parts.netloc.rpartition("@")[0]
+    netloc = f"{credentials}@{HOST}:{port}" if credentials else f"{HOST}:{port}"
+    return proxy, urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def round_trip_ms(url: str, n: int = 200) -> float:
+    """The median time of `SELECT 1` on a connection to `url`."""
+    import psycopg
+
+    times = []
+    with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
+        for _ in range(n):
+            start = time.perf_counter()
+            conn.execute("SELECT 1")
+            times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
 def relay_board_path(db: Database) -> Path:
     return db.sqlite_path.parent / "relay-board.html"
 
@@ -161,7 +204,7 @@ def server_env(db: Database, redis_url: str, layer: str, secret_key: str, tag: s
     for name in ("DATABASE_URL", "REDIS_URL", "CACHE_URL", "SQLITE_PATH", "PENTA_CHANNEL_LAYER"):
         env.pop(name, None)
     if db.url:
-        env["DATABASE_URL"] = db.url
+        env["DATABASE_URL"] = db.servers_url or db.url
     else:
         env["SQLITE_PATH"] = str(db.sqlite_path)
     if redis_url:
@@ -1316,6 +1359,13 @@ def main() -> int:
         "needs CREATEDB",
     )
     db_group.add_argument("--database-url", help="an existing EMPTY PostgreSQL database (left in place)")
+    db_group.add_argument(
+        "--db-delay-ms",
+        type=float,
+        default=0.0,
+        help="put PostgreSQL a network away from the servers and the clock: a proxy (bench/db_latency.py) "
+        "adds this delay each way (default 0: loopback)",
+    )
     parser.add_argument(
         "--redis-url",
         default=os.environ.get("REDIS_URL", ""),
@@ -1370,6 +1420,10 @@ def main() -> int:
         parser.error("give --pg-server or --database-url, not both")
     if args.processes < 1:
         parser.error("--processes must be at least 1")
+    if args.db_delay_ms and not (args.pg_server or args.database_url):
+        parser.error("--db-delay-ms needs PostgreSQL: --pg-server or --database-url")
+    if not 0 <= args.db_delay_ms <= 50:
+        parser.error("--db-delay-ms in [0, 50]")
     if not args.redis_url and (args.processes > 1 or layers != ["pubsub"]):
         parser.error("more than one server process (or a channel layer to choose) needs Redis: --redis-url")
     paced_run = args.mode if args.mode == "closed" else "paced"
@@ -1393,6 +1447,7 @@ def main() -> int:
     server_errors: list[str] = []
     failed = False
     notes: list[str] = []
+    proxy: subprocess.Popen | None = None
     try:
         db.create()
         base_env = server_env(db, args.redis_url, layers[0], secret_key, tag)
@@ -1422,6 +1477,15 @@ def main() -> int:
         )
         if db.kind == "sqlite":
             print("note: SQLite, not the production set-up: give --pg-server for PostgreSQL", flush=True)
+        if args.db_delay_ms:
+            proxy, db.servers_url = start_db_proxy(db.url, args.db_delay_ms)
+            direct, proxied = round_trip_ms(db.url), round_trip_ms(db.servers_url)
+            print(
+                f"PostgreSQL behind a proxy adding {args.db_delay_ms:g} ms each way (the servers and the "
+                f"clock): a statement's round trip {proxied:.2f} ms, against {direct:.2f} ms direct",
+                flush=True,
+            )
+            notes.append(f"PostgreSQL round trip {proxied:.2f} ms through the proxy ({direct:.2f} ms direct)")
 
         for layer in layers:
             layer_start = time.perf_counter()
@@ -1485,6 +1549,9 @@ def main() -> int:
     finally:
         for process in running:
             process.stop()
+        if proxy is not None:
+            proxy.kill()
+            proxy.wait()
         with contextlib.suppress(Exception):
             from django.db import connections
 
