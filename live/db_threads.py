@@ -4,21 +4,24 @@ back): their database work and the pushes rendered after it.
 Channels' `database_sync_to_async` runs every socket's database work on the process's one
 thread-sensitive thread, one call after the other. A move holds that thread for about twice its CPU:
 it waits on PostgreSQL for each of its statements and for the commit. With PostgreSQL a network round
-trip away, as in most production set-ups, those waits add up. Behind a proxy adding 0.3 ms each way (a
-round trip of 0.85 ms; `bench/live_games.py --db-delay-ms 0.3`), the one thread capped two web
-processes at 117 moves a second for 200 games whose players wanted 182, with a median of 646 ms from
-a tap to the other screen. Here moves run on a few threads (PENTA_SOCKET_DB_THREADS), each lending a
-connection from the process's pool for the call, so that one move's waits overlap another's work: 180
-moves a second, with a median of 13 ms. On loopback the figures stay as they were: the interpreter lock
-lets only one thread work at a time, so the threads mostly take turns.
+trip away, as in most production set-ups, those waits add up: behind a proxy adding 0.3 ms each way (a
+round trip of 0.82 ms; `bench/live_games.py --db-delay-ms 0.3`), the one thread let two web processes
+serve 117-146 moves a second to 200 games whose players wanted 180, 305-646 ms from a tap to the other
+screen (median), and one process 102-142 moves a second in a closed loop with its core a third busy.
+Here moves run on a few threads (PENTA_SOCKET_DB_THREADS), each lending a connection from the process's
+pool for the call, so that one move's waits overlap another's work: 180 moves a second, 13-15 ms
+(p99 45-46 ms), and 345-375 in the closed loop (two threads: 240).
+
+The price, with the database on the same machine: the threads and the event loop take turns at the
+interpreter lock, and the tail grows (K = 200 on loopback: p99 19-51 ms with four threads, 16-20 ms with
+one). Where PostgreSQL runs beside the web processes, PENTA_SOCKET_DB_THREADS=1 is the better choice.
 
 Moves of one game still take turns at the game's row lock, as they already did between processes. A
 socket's next message is handled only once its last move is done: a consumer handles its messages one
 at a time. The sockets' other database work (opening and closing them, a whole board) stays on
 channels' thread, in the order the sockets asked for it.
 
-On SQLite there is one thread: a second writer would only wait on the file's lock, polling.
-"""
+On SQLite there is one thread: a second writer would only wait on the file's lock, polling."""
 
 from __future__ import annotations
 
