@@ -7,7 +7,7 @@ it waits on PostgreSQL for each of its statements and for the commit. With Postg
 trip away, as in most production set-ups, those waits add up: behind a proxy adding 0.3 ms each way (a
 round trip of 0.82 ms; `bench/live_games.py --db-delay-ms 0.3`), the one thread let two web processes
 serve 117-146 moves a second to 200 games whose players wanted 180, 305-646 ms from a tap to the other
-screen (median), and one process 102-142 moves a second in a closed loop with its core a third busy.
+screen (median), and one process 102-142 moves a second in a closed loop with its core less than half busy.
 Here moves run on a few threads (PENTA_SOCKET_DB_THREADS), each lending a connection from the process's
 pool for the call, so that one move's waits overlap another's work: 180 moves a second, 13-15 ms
 (p99 45-46 ms), and 345-375 in the closed loop (two threads: 240).
