@@ -20,14 +20,20 @@ from tests.browser.pages import (
     PLAY_SCREENS,
     TRACK_TUMBLES,
     contrast,
+    correspondence_game,
     log_in,
+    logged_in_page,
     new_page,
+    notice_sockets,
     on_screen,
     page_widths,
     roll,
     start_against_computers,
     start_solo,
+    wait_for_notice_socket,
     wait_for_tumbles,
+    waiting_count,
+    waiting_list,
 )
 from tests.support.factories import UserFactory, befriend
 from tests.support.games import make_game
@@ -255,6 +261,43 @@ def test_on_a_phone_the_dice_and_roll_stay_in_reach_while_the_sheet_scrolls(
             assert box["height"] >= 44 and box["width"] >= 44, f"{selector}: {box}"
     page.locator('#scoresheet [data-box="CHANCE"]').click()
     expect(page.locator('#scoresheet [data-box="CHANCE"]')).to_have_attribute("aria-pressed", "true")
+    page.context.close()
+
+
+# -- a live notice beside the page, not over it -------------------------------------------------------
+
+# True when the point at the element's centre is the element (or inside it): nothing covers it there.
+UNCOVERED = (
+    "e => { const r = e.getBoundingClientRect();"
+    " const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);"
+    " return e.contains(hit); }"
+)
+
+
+@pytest.mark.parametrize("size", sorted(PLAY_SCREENS))
+def test_a_live_notice_covers_neither_the_menu_nor_the_dice(
+    browser: Browser, live_server_url: str, size: str
+):
+    screen = PLAY_SCREENS[size]
+    hana, femke = UserFactory(username="hana"), UserFactory(username="femke")
+    befriend(hana, femke)
+    page = logged_in_page(browser, live_server_url, "hana", viewport=screen)
+    start_solo(page, live_server_url)
+    known = notice_sockets(hana)
+    page.reload()
+    wait_for_notice_socket(page, hana, known)
+    # A correspondence game where hana moves first: the clock tells her open page, as a notice.
+    game = correspondence_game(hana, femke)
+    notice = page.locator("#notifications .notice").filter(has_text="Your turn against femke")
+    expect(notice).to_be_visible()
+    menu = page.locator(".site-header nav > a, #waiting-count")
+    assert menu.count() >= 6
+    for item in (*menu.all(), page.locator("#dice-tray .die").first, page.locator("[data-action=roll]")):
+        assert item.evaluate(UNCOVERED), f"the notice covers {item.evaluate('e => e.outerHTML')[:120]}"
+    # The menu takes a tap while the notice is there: the count of the games waiting leads to them.
+    waiting_count(page).click()
+    expect(page).to_have_url(f"{live_server_url}/#waiting")
+    expect(waiting_list(page).locator(f'li[data-game="{game.pk}"]')).to_have_count(1)
     page.context.close()
 
 
