@@ -232,7 +232,13 @@ if CACHE_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": CACHE_URL,
             "KEY_PREFIX": os.environ.get("PENTA_CACHE_PREFIX", "penta"),
-            "OPTIONS": {"socket_timeout": 5, "socket_connect_timeout": 5},
+            # One pool per process (penta.cache): Django's own pool per cache object gave every open
+            # socket a Redis connection of its own.
+            "OPTIONS": {
+                "socket_timeout": 5,
+                "socket_connect_timeout": 5,
+                "pool_class": "penta.cache.SharedConnectionPool",
+            },
         }
     }
 else:

@@ -9,7 +9,6 @@ import pytest_asyncio
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
-from channels.testing import WebsocketCommunicator
 from django.utils import timezone, translation
 
 from accounts import services
@@ -17,21 +16,8 @@ from accounts.models import Profile
 from dicegame.notices import notice_html, notify_user
 from live import presence
 from live.models import ServerProcess
-from penta.asgi import application
-from tests.support import ORIGIN
 from tests.support.factories import UserFactory
-from tests.support.sockets import cookie_header
-
-URL = "/ws/notifications/"
-
-
-async def open_notice_socket(user=None, *, origin=ORIGIN, extra=()):
-    headers = [origin, *extra]
-    if user is not None:
-        headers.append(await cookie_header(user))
-    communicator = WebsocketCommunicator(application, URL, headers=headers)
-    connected, code = await communicator.connect()
-    return communicator, connected, code
+from tests.support.sockets import open_notice_socket
 
 
 async def last_seen(user):

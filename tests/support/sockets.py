@@ -35,6 +35,17 @@ async def connect(game_id, user=None, *, query=""):
     return communicator
 
 
+async def open_notice_socket(user=None, *, origin=ORIGIN, extra=()):
+    """The notification socket of every logged-in page, as `user` (None: a visitor) opens it:
+    (communicator, connected, close code)."""
+    headers = [origin, *extra]
+    if user is not None:
+        headers.append(await cookie_header(user))
+    communicator = WebsocketCommunicator(application, "/ws/notifications/", headers=headers)
+    connected, code = await communicator.connect()
+    return communicator, connected, code
+
+
 def version_of(html: str) -> int:
     return int(re.search(r'id="game-status"[^>]*data-version="(\d+)"', html).group(1))
 
