@@ -69,12 +69,29 @@ def post(messages: list[Message]) -> None:
 
 async def _courier(outbox: asyncio.Queue) -> None:
     while True:
-        await deliver(await outbox.get())
+        messages = await outbox.get()
+        # Whatever else was handed over meanwhile goes with it, in order: a busy process sends its
+        # backlog in one go (the production layer publishes it in one round trip) instead of queueing
+        # each push behind the last one's answer from Redis.
+        while not outbox.empty():
+            messages = messages + outbox.get_nowait()
+        await deliver(messages)
 
 
 async def deliver(messages: list[Message]) -> None:
     layer = get_channel_layer()
     if layer is None:
+        return
+    send_many = getattr(layer, "send_many", None)
+    if send_many is not None:  # the production layer (live.layer): its own retry, one pipeline
+        try:
+            await send_many(messages)
+        except Exception as exc:
+            # In a Redis outage every push fails alike: one line for the lot.
+            versions = sorted({str(event.get("version")) for _how, _where, event in messages})
+            logger.warning(
+                "could not broadcast %d push(es) (versions %s): %r", len(messages), ", ".join(versions), exc
+            )
         return
     for how, where, event in messages:
         send = layer.send if how == "send" else layer.group_send
