@@ -180,3 +180,106 @@ class PreparedUpdateReturning(_PerConnection):
     def fetch(self, *params) -> Model | None:
         rows = self._run(params)
         return rows[0] if rows else None
+
+
+class PreparedLockAndRead:
+    """PostgreSQL only: `UPDATE <parent> SET <assignments> WHERE id = %s RETURNING ...` with, in the same
+    statement, the parent's children of one model (`many`, in `many_order`) and its first child of
+    another (`first`, the rows `first_where` keeps, in `first_order`): a game's lock and new version, its
+    seats and its turn in play in one round trip instead of three.
+
+    The children are read in the statement's snapshot, taken before it waited for the row lock. If
+    another transaction held the lock and changed the parent meanwhile, the parent comes back as that
+    transaction left it, but the children as they were before: the snapshot's version (read in the
+    same statement) then differs from the one before the new bump, and `fetch` answers `stale`, so the
+    caller reads the children again in statements of their own. Every change to a game's seats or turns
+    holds the game's lock and counts a new version (the pushes rely on it too)."""
+
+    def __init__(
+        self,
+        model: type[Model],
+        assignments: Callable[[Callable[[str], str]], str],
+        version: str,
+        many: tuple[type[Model], str, str],
+        first: tuple[type[Model], str, Callable[[Callable[[str], str]], str], str],
+    ):
+        self.model = model
+        self.assignments = assignments
+        self.version = version
+        self.many = many
+        self.first = first
+        self._compiled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    @staticmethod
+    def _part(model: type[Model], connection):
+        """(its fields, their attnames, the converters Django would apply)."""
+        meta = model._meta
+        fields = list(meta.concrete_fields)
+        compiler = model._base_manager.none().query.get_compiler(connection=connection)
+        converters = compiler.get_converters([field.get_col(meta.db_table) for field in fields])
+        return fields, [f.attname for f in fields], compiler, converters
+
+    def _compile(self, connection):
+        quote = connection.ops.quote_name
+        parent, (child, child_fk, child_order), (one, one_fk, one_where, one_order) = (
+            self.model,
+            self.many,
+            self.first,
+        )
+        table, pk = quote(parent._meta.db_table), quote(parent._meta.pk.column)
+        parts = [self._part(m, connection) for m in (parent, child, one)]
+
+        def columns(alias, fields):
+            return ", ".join(f"{alias}.{quote(f.column)}" for f in fields)
+
+        sql = (
+            f"WITH snap AS (SELECT {quote(self.version)} FROM {table} WHERE {pk} = %s), "
+            f"g AS (UPDATE {table} SET {self.assignments(quote)} WHERE {pk} = %s "
+            f"RETURNING {', '.join(quote(f.column) for f in parts[0][0])}) "
+            f"SELECT {columns('g', parts[0][0])}, (SELECT {quote(self.version)} FROM snap), "
+            f"{columns('c', parts[1][0])}, {columns('o', parts[2][0])} "
+            f"FROM g JOIN {quote(child._meta.db_table)} c ON c.{quote(child_fk)} = g.{pk} "
+            f"LEFT JOIN LATERAL (SELECT * FROM {quote(one._meta.db_table)} o1 "
+            f"WHERE o1.{quote(one_fk)} = g.{pk} AND {one_where(lambda name: 'o1.' + quote(name))} "
+            f"ORDER BY o1.{quote(one_order)} LIMIT 1) o ON TRUE "
+            f"ORDER BY c.{quote(child_order)}"
+        )
+        return sql, parts
+
+    def fetch(self, game_id, *params) -> tuple[Model, list[Model], Model | None, bool] | None:
+        """(the parent, its children, the first of the others or None, stale), or None if no such row
+        (or it has no children)."""
+        connection = connections[DEFAULT_DB]
+        compiled = self._compiled.get(connection)
+        if compiled is None:
+            compiled = self._compiled[connection] = self._compile(connection)
+        sql, parts = compiled
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [game_id, *params, game_id])
+            rows = cursor.fetchall()
+        if not rows:
+            return None
+        (p_fields, p_names, p_compiler, p_conv), (c_fields, c_names, c_compiler, c_conv), one = parts
+        o_fields, o_names, o_compiler, o_conv = one
+        n_p, n_c = len(p_fields), len(c_fields)
+
+        def build(model, names, compiler, converters, values):
+            if converters:
+                values = next(iter(compiler.apply_converters([values], converters)))
+            return model.from_db(DEFAULT_DB, names, values)
+
+        first_row = rows[0]
+        parent = build(self.model, p_names, p_compiler, p_conv, first_row[:n_p])
+        snapshot_version = first_row[n_p]
+        children = [
+            build(self.many[0], c_names, c_compiler, c_conv, row[n_p + 1 : n_p + 1 + n_c]) for row in rows
+        ]
+        one_values = first_row[n_p + 1 + n_c :]
+        pk_index = next(i for i, f in enumerate(o_fields) if f.primary_key)
+        other = (
+            None
+            if one_values[pk_index] is None
+            else build(self.first[0], o_names, o_compiler, o_conv, one_values)
+        )
+        stale = getattr(parent, self.model._meta.get_field(self.version).attname) != snapshot_version + 1
+        return parent, children, other, stale

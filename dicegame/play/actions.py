@@ -21,7 +21,7 @@ from dicegame.labels import box_label
 from dicegame.models import Game, Turn
 from dicegame.play import moves
 from dicegame.play.clock import settle_locked
-from dicegame.play.kernel import announce, check_active, current_turn, lock_and_bump, seats
+from dicegame.play.kernel import announce, check_active, current_turn, lock_bump_and_read
 from dicegame.prepared import save_fields
 from dicegame.rules.scoring import Box
 from dicegame.rules.turn import MAX_ROLLS
@@ -39,9 +39,9 @@ def _act(
 ) -> Game:
     """Lock the game, settle an overdue auto-commit, check who and when, then apply `action`.
 
-    Four SQL statements for a roll, a hold or a choice (the lock with the new version, the seats, the
-    turn, the turn's update): the hot path of every live game. `kind` names the action for the
-    operators' metrics (`dicegame.metrics`)."""
+    Two SQL statements for a roll, a hold or a choice on PostgreSQL (the lock with the new version, the
+    seats and the turn in one; the turn's update), four on SQLite: the hot path of every live game.
+    `kind` names the action for the operators' metrics (`dicegame.metrics`)."""
     started = time.time()
     try:
         game = _act_locked(game_id, actor, turn_number, rolls_seen, action, change, started)
@@ -55,11 +55,11 @@ def _act(
 def _act_locked(game_id, actor, turn_number, rolls_seen, action, change, started: float) -> Game:
     error: GameActionError | None = None
     with transaction.atomic():
-        game = lock_and_bump(game_id)
+        game = lock_bump_and_read(game_id)
         # When the action was taken: its pushes carry it, and the sockets time their writing from it.
         game.acted_at = started
         status = game.status
-        players = game.seats = seats(game_id)
+        players = game.seats
         if not any(actor.owns(p) for p in players):
             # Someone else's game: answer as if it did not exist.
             raise GameNotFound(_("There is no such game."))

@@ -175,8 +175,10 @@ def test_an_action_costs_a_few_statements_and_none_per_screen(django_capture_on_
         game, b, django_capture_on_commit_callbacks
     )  # two seats, three spectators
     for name in ("roll", "hold", "choose"):
-        # The lock with the new version, the seats, the turn, the turn's update.
-        assert len(quiet[name]) <= 4, (name, quiet[name])
+        # The lock with the new version, the seats, the turn, the turn's update: on PostgreSQL the first
+        # three are one statement (dicegame.play.kernel.lock_bump_and_read).
+        most = 2 if connection.vendor == "postgresql" else 4
+        assert len(quiet[name]) <= most, (name, quiet[name])
     assert len(quiet["confirm"]) <= 7, quiet["confirm"]  # + the sheet, the next turn
     for name in quiet:
         # A screen costs no statement (the next player's screen open even spares the notification).
