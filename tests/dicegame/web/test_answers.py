@@ -7,6 +7,7 @@ import re
 
 import pytest
 from django.contrib.messages import constants
+from django.test import Client
 from django.test.signals import template_rendered
 from django.utils import translation
 
@@ -19,8 +20,8 @@ REGION = re.compile(r'<(\w+) id="([\w-]+)"[^>]*hx-swap-oob')
 
 
 def region_html(html: str, dom_id: str) -> str:
-    """One region's element, its out-of-band marker and the forms' masked token taken out (the token is
-    masked afresh for each answer)."""
+    """One region's element, its out-of-band marker and the forms' token field taken out (the page's
+    forms carry a masked token, the answers' an empty one)."""
     start = html.index(f'id="{dom_id}"')
     start = html.rindex("<", 0, start)
     tag = html[start + 1 : html.index(" ", start)]
@@ -134,3 +135,36 @@ def test_the_message_area_escapes_and_marks_errors_as_alerts():
     assert '<p class="msg msg-error" role="alert">No &amp; no</p>' in html
     assert '<p class="msg msg-error" role="alert">Refused &quot;here&quot;</p>' in html
     assert "hx-swap-oob" not in regions.messages([], "", oob=False)
+
+
+@pytest.mark.django_db
+def test_an_answer_carries_no_token_and_the_next_tap_still_passes_the_csrf_check(user):
+    """The forms in an answer have no token of their own (as in the pushes): htmx sends the page's, from
+    the body's hx-headers, with every request. No freshly masked token and no Set-Cookie per tap, and a
+    request without the page's token is still refused, changing nothing."""
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(user)
+    page = client.get("/")
+    token = re.search(r'hx-headers=\'\{"X-CSRFToken": "([^"]+)"\}\'', page.content.decode()).group(1)
+    started = client.post("/games/solo/", HTTP_X_CSRFTOKEN=token, **HX)
+    assert started.status_code == 200
+    game = Game.objects.get(players__user=user)
+
+    def tap(action: str, **headers):
+        turn = open_turn(game)
+        fields = {"turn": turn.number, "roll": turn.rolls_used}
+        return client.post(f"/games/{game.pk}/{action}/", fields, **HX, **headers)
+
+    roll = tap("roll", HTTP_X_CSRFTOKEN=token)
+    assert roll.status_code == 200
+    html = roll.content.decode()
+    assert re.findall(r'name="csrfmiddlewaretoken" value="([^"]*)"', html) == ["", "", ""]
+    assert "csrftoken" not in roll.cookies
+    # The next tap, with the page's token as htmx sends it: accepted.
+    hold = tap("hold/2", HTTP_X_CSRFTOKEN=token)
+    assert hold.status_code == 200
+    assert open_turn(game).held[1] is True
+    # Without it (the answer's forms carry none): refused, and the dice stay held as they were.
+    refused = tap("hold/2")
+    assert refused.status_code == 403
+    assert open_turn(game).held[1] is True
