@@ -5,7 +5,7 @@ tenth of a template's cost. Each function takes a `Board` (dicegame.screen.view)
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from html import escape as _html_escape
 from typing import NamedTuple
 
@@ -118,8 +118,21 @@ def box_label_html(language: str) -> dict[Box, str]:
     }
 
 
+@cache
+def _held_html(language: str) -> str:
+    return escape(_("held"))
+
+
+@lru_cache(maxsize=4096)
+def _attr(text: str) -> str:
+    """An attribute value made of cached labels (a die's, a box's name), escaped once per label (there
+    are a few hundred per language)."""
+    return escape(text)
+
+
 def dice_html(board) -> SafeString:
-    held_text = escape(_("held"))
+    language = get_language() or ""
+    held_text = _held_html(language)
     # The name of a held die says so too: its visible "held" must be part of its name (WCAG 2.5.3).
     held_label = f", {held_text}"
     url = board.game_url
@@ -140,7 +153,7 @@ def dice_html(board) -> SafeString:
             f'{"" if die.value else " blank"}{rolled if die.rolled else ""}" data-die="{n}" '
             f'data-value="{die.value or ""}" '
             f'data-action="die-{n}" aria-pressed="{"true" if held else "false"}" '
-            f'aria-label="{escape(die.label)}{held_label if held else ""}" '
+            f'aria-label="{_attr(die.label)}{held_label if held else ""}" '
             f'formaction="{url}hold/{n}/" hx-post="{url}hold/{n}/"'
             f'{disabled}><span class="face face-{die.value or 0}" aria-hidden="true">'
             f"{die.pips_html}</span>"
@@ -162,25 +175,39 @@ def box_name(language: str, box: Box, option: int | None, mine: int | None) -> s
     return label
 
 
+_UPPER_ROWS = tuple((b, b.name) for b in Box if b.is_upper)
+_LOWER_ROWS = tuple((b, b.name) for b in Box if not b.is_upper)
+
+
 def rows_html(board, upper: bool) -> SafeString:
+    """One section of the sheet as the board's viewer sees it: each box's button (choosable on their
+    turn, named with what it would score or what they wrote there) and every seat's cells (the same for
+    every viewer: made once per change, BoardState.cells_html)."""
+    state, seat = board.sheet_of
     url = board.game_url
-    parts = []
     language = get_language() or ""
     labels = box_label_html(language)
     question = board.question
-    for row in board.rows:
-        if row.is_upper != upper:
-            continue
-        name = row.box.name
+    my_turn = board.my_turn
+    options = state.options
+    cells_html = state.cells_html
+    chosen = board.turn.chosen_box if board.turn else ""
+    # A box that would score 0 while another scores asks first (play.actions).
+    some_box_scores = my_turn and any(options.values())
+    mine = state.sheets[seat.pk].boxes if seat is not None else {}
+    parts = []
+    for box, name in _UPPER_ROWS if upper else _LOWER_ROWS:
+        option = options.get(box) if my_turn else None
+        is_chosen = chosen == name
         parts.append(
-            f'<tr class="box-row{" chosen" if row.chosen else ""}"><th scope="row">'
+            f'<tr class="box-row{" chosen" if is_chosen else ""}"><th scope="row">'
             f'<button type="submit" form="game-form" class="box-button" data-box="{name}" '
-            f'data-action="box-{name}" aria-pressed="{"true" if row.chosen else "false"}" '
-            f'aria-label="{escape(box_name(language, row.box, row.option, row.mine))}" '
+            f'data-action="box-{name}" aria-pressed="{"true" if is_chosen else "false"}" '
+            f'aria-label="{_attr(box_name(language, box, option, mine.get(box)))}" '
             f'formaction="{url}choose/{name}/" hx-post="{url}choose/{name}/"'
-            f"{' data-asks-zero' if row.asks_zero else ''}"
-            f"{'' if row.selectable else ' disabled'}>{labels[row.box]}</button></th>"
-            f"{row.cells_html}</tr>"
+            f"{' data-asks-zero' if some_box_scores and option == 0 else ''}"
+            f"{'' if option is not None else ' disabled'}>{labels[box]}</button></th>"
+            f"{cells_html[box]}</tr>"
         )
         if question is not None and question.box == name:
             parts.append(question_html(board, question))
@@ -213,14 +240,15 @@ def question_html(board, q) -> str:
     )
 
 
+@cache
+def _seat_marks(language: str) -> tuple[str, str, str]:
+    return escape(_("online")), escape(_("offline")), escape(_("computer keeps the seat"))
+
+
 def seat_heads_html(board) -> SafeString:
     """The sheet's column heads: each seat's name, presence (games against friends) and stand-in."""
     friends = board.game.kind == Game.Kind.FRIENDS
-    online, offline, kept = (
-        escape(_("online")),
-        escape(_("offline")),
-        escape(_("computer keeps the seat")),
-    )
+    online, offline, kept = _seat_marks(get_language() or "")
     parts = []
     for seat in board.seats:
         player = seat.player

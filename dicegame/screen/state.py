@@ -5,6 +5,7 @@ rows already in memory; it reads the turn in play only when it is not given."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from django.urls import reverse
 from django.utils import timezone
@@ -39,8 +40,6 @@ class BoardState:
     held: tuple[bool, ...]
     sheets: dict[int, Scoresheet]
     options: dict[Box, int]
-    cells: dict[Box, tuple[Cell, ...]]
-    cells_html: dict[Box, SafeString]
     countdown: float | None
     next_step_ms: int | None
     deadline_ms: int | None
@@ -48,6 +47,32 @@ class BoardState:
     # The turns this change wrote, with whether each reached the upper bonus (play.moves.write): the
     # moments a board built for the change celebrates (dicegame.screen.moments). Empty for a page load.
     written: tuple = ()
+
+    # The sheet's cells are made when a screen's sheet is drawn, once per change for every viewer: a change
+    # that redraws only the dice and the status (a hold) never needs them.
+    @cached_property
+    def cells(self) -> dict[Box, tuple[Cell, ...]]:
+        current_pk = self.current.pk if self.current is not None else None
+        options = self.options
+        # The boxes this change wrote for their players (the auto-commit, a turn timer's stand-in):
+        # marked.
+        marked = {(t.player_id, t.box) for t, _reached in self.written if t.auto_committed or t.stand_in}
+        filled = [(p.pk, p.pk == current_pk, self.sheets[p.pk].boxes) for p in self.players]
+        return {
+            b: tuple(
+                Cell(
+                    boxes.get(b),
+                    options.get(b) if is_current else None,
+                    bool(marked) and (pk, b.name) in marked,
+                )
+                for pk, is_current, boxes in filled
+            )
+            for b in Box
+        }
+
+    @cached_property
+    def cells_html(self) -> dict[Box, SafeString]:
+        return {b: markup.cells_html(row) for b, row in self.cells.items()}
 
     @property
     def rolls_used(self) -> int:
@@ -69,17 +94,7 @@ def board_state(*, game: Game, players: list[Player] | None = None, turn: Turn |
     sheets = {p.pk: p.sheet for p in players}
     current_pk = current.pk if current is not None else None
     options = sheets[current_pk].options(dice_values) if current and dice_values else {}
-    filled = [(p.pk, p.pk == current_pk, sheets[p.pk].boxes) for p in players]
     written = tuple(game.written)
-    # The boxes this change wrote for their players (the auto-commit, a turn timer's stand-in): marked.
-    marked = {(t.player_id, t.box) for t, _reached in written if t.auto_committed or t.stand_in}
-    cells = {
-        b: tuple(
-            Cell(boxes.get(b), options.get(b) if is_current else None, (pk, b.name) in marked)
-            for pk, is_current, boxes in filled
-        )
-        for b in Box
-    }
     bot_playing = bool(current and current.is_bot)
     return BoardState(
         game=game,
@@ -90,8 +105,6 @@ def board_state(*, game: Game, players: list[Player] | None = None, turn: Turn |
         held=held,
         sheets=sheets,
         options=options,
-        cells=cells,
-        cells_html={b: markup.cells_html(row) for b, row in cells.items()},
         countdown=turn_auto_commit_remaining(turn) if turn and not turn.chosen_box else None,
         next_step_ms=_ms_until(turn.next_step_at) if bot_playing and turn.next_step_at else None,
         deadline_ms=_ms_until(turn.deadline_at) if turn and turn.deadline_at and not bot_playing else None,

@@ -27,7 +27,6 @@ from dicegame.rules.scoring import (
 from dicegame.rules.turn import MAX_ROLLS
 from dicegame.screen import markup, moments
 from dicegame.screen.hints import Hints, game_hints
-from dicegame.screen.markup import Cell
 from dicegame.screen.state import BoardState, board_state
 
 LAST_UPPER = Box.SIXES
@@ -41,36 +40,6 @@ class Die:
     label: str  # "Die 2: 5", in the viewer's language
     pips_html: SafeString
     rolled: bool = False  # rolled by the last roll (not held from the one before): it tumbles
-
-
-@dataclass(frozen=True)
-class SheetRow:
-    """One box across every seat; the button and its state belong to the viewer."""
-
-    box: Box
-    label: str
-    cells: tuple[Cell, ...]
-    cells_html: SafeString
-    selectable: bool  # the viewer may choose this box for the current dice
-    chosen: bool
-    # Choosing it writes 0 while another open box scores: the server asks to confirm (play.actions).
-    asks_zero: bool = False
-    # For the button's accessible name: what the dice would score here (the viewer's turn), or what
-    # the viewer wrote here.
-    option: int | None = None
-    mine: int | None = None
-
-    @property
-    def name(self) -> str:
-        return self.box.name
-
-    @property
-    def is_upper(self) -> bool:
-        return self.box.is_upper
-
-    @property
-    def last_upper(self) -> bool:
-        return self.box is LAST_UPPER
 
 
 @dataclass(frozen=True)
@@ -105,7 +74,10 @@ class Board:
     turn: Turn | None
     dice: list[Die]
     seats: list[SeatSheet]
-    rows: list[SheetRow]
+    # What the sheet's rows are drawn from (markup.rows_html), only when the sheet is drawn (a hold's
+    # answer and push redraw the dice and the status alone): (the BoardState, the viewer's seat: None
+    # for a spectator, the seat it plays for in a local game).
+    sheet_of: tuple = field(repr=False, compare=False)
     my_turn: bool
     rolls_used: int
     rolls_left: int
@@ -245,22 +217,6 @@ def board_for(state: BoardState, seat: Player | None) -> Board:
     language = get_language() or ""
     labels = markup.box_labels(language)
     chosen = turn.chosen_box if turn else ""
-    some_box_scores = any(state.options.values())
-    mine = state.sheets[seat.pk].boxes if seat is not None else {}
-    rows = [
-        SheetRow(
-            box=b,
-            label=labels[b],
-            cells=state.cells[b],
-            cells_html=state.cells_html[b],
-            selectable=my_turn and b in state.options,
-            chosen=chosen == b.name,
-            asks_zero=my_turn and some_box_scores and state.options.get(b) == 0,
-            option=state.options.get(b) if my_turn else None,
-            mine=mine.get(b),
-        )
-        for b in Box
-    ]
     seats = [
         SeatSheet(
             player=p,
@@ -300,7 +256,7 @@ def board_for(state: BoardState, seat: Player | None) -> Board:
             for i, value in enumerate(values)
         ],
         seats=seats,
-        rows=rows,
+        sheet_of=(state, seat),
         my_turn=my_turn,
         rolls_used=rolls_used,
         rolls_left=MAX_ROLLS - rolls_used,
