@@ -13,13 +13,60 @@ cannot express: an UPDATE that returns the row.
 from __future__ import annotations
 
 import datetime as dt
+import inspect
 import weakref
 from collections.abc import Callable, Sequence
 
 from django.db import connections
 from django.db.models import Model, QuerySet
+from django.db.models.base import ModelState
+from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
+from django.db.models.signals import post_init, pre_init
 
 DEFAULT_DB = "default"
+
+
+def row_builder(model: type[Model], attnames: Sequence[str]) -> Callable[[Sequence], Model]:
+    """What makes a model instance from a row of `attnames` (already converted), as `Model.from_db`
+    would.
+
+    A row of every concrete field needs none of `Model.__init__`'s generic work (positional and keyword
+    arguments, deferred fields, a descriptor per foreign key that looks for a cached related object a
+    new instance cannot have, two signals nobody listens to for these models): its values go straight
+    into the instance's dict. That was a third of the CPU of the lock that starts every action (four
+    instances, some sixty fields). A model with an `__init__` of its own, a field set through its
+    attribute, or init signal receivers when it is compiled goes through `from_db`."""
+    names = tuple(attnames)
+    concrete = {f.attname for f in model._meta.concrete_fields}
+    # A field whose attribute does something when set (a file's), other than a foreign key's id (which
+    # only forgets a cached related object), must be set through it.
+    setters = [
+        name
+        for name in concrete
+        if hasattr(type(inspect.getattr_static(model, name, None)), "__set__")
+        and not isinstance(inspect.getattr_static(model, name), ForeignKeyDeferredAttribute)
+    ]
+    if (
+        model.__init__ is not Model.__init__
+        or set(names) != concrete
+        or len(names) != len(concrete)
+        or setters
+        or pre_init.has_listeners(model)
+        or post_init.has_listeners(model)
+    ):
+        return lambda values: model.from_db(DEFAULT_DB, names, values)
+    new = model.__new__
+
+    def build(values: Sequence) -> Model:
+        instance = new(model)
+        state = ModelState()
+        state.adding = False
+        state.db = DEFAULT_DB
+        instance._state = state
+        instance.__dict__.update(zip(names, values, strict=True))
+        return instance
+
+    return build
 
 
 class _Compiled:
@@ -29,6 +76,7 @@ class _Compiled:
         self.attnames = attnames
         self.compiler = compiler
         self.converters = converters
+        self.build = row_builder(model, attnames)
         # (the compiled parameters, where the caller's go, how each is written), when the query has
         # constants of its own or parameters the connection writes otherwise (SQLite: dates as text)
         self.slots = slots
@@ -46,7 +94,8 @@ class _Compiled:
             rows = cursor.fetchall()
         if self.converters:
             rows = self.compiler.apply_converters(rows, self.converters)
-        return [self.model.from_db(DEFAULT_DB, self.attnames, row) for row in rows]
+        build = self.build
+        return [build(row) for row in rows]
 
 
 def _adapter(connection, value) -> Callable | None:
@@ -212,12 +261,20 @@ class PreparedLockAndRead:
 
     @staticmethod
     def _part(model: type[Model], connection):
-        """(its fields, their attnames, the converters Django would apply)."""
+        """(its fields, what makes an instance from its columns of a row: Django's converters, then
+        `row_builder`)."""
         meta = model._meta
         fields = list(meta.concrete_fields)
         compiler = model._base_manager.none().query.get_compiler(connection=connection)
         converters = compiler.get_converters([field.get_col(meta.db_table) for field in fields])
-        return fields, [f.attname for f in fields], compiler, converters
+        build = row_builder(model, [f.attname for f in fields])
+        if not converters:
+            return fields, build
+
+        def convert_and_build(values):
+            return build(next(iter(compiler.apply_converters([values], converters))))
+
+        return fields, convert_and_build
 
     def _compile(self, connection):
         quote = connection.ops.quote_name
@@ -259,27 +316,14 @@ class PreparedLockAndRead:
             rows = cursor.fetchall()
         if not rows:
             return None
-        (p_fields, p_names, p_compiler, p_conv), (c_fields, c_names, c_compiler, c_conv), one = parts
-        o_fields, o_names, o_compiler, o_conv = one
+        (p_fields, p_build), (c_fields, c_build), (o_fields, o_build) = parts
         n_p, n_c = len(p_fields), len(c_fields)
-
-        def build(model, names, compiler, converters, values):
-            if converters:
-                values = next(iter(compiler.apply_converters([values], converters)))
-            return model.from_db(DEFAULT_DB, names, values)
-
         first_row = rows[0]
-        parent = build(self.model, p_names, p_compiler, p_conv, first_row[:n_p])
+        parent = p_build(first_row[:n_p])
         snapshot_version = first_row[n_p]
-        children = [
-            build(self.many[0], c_names, c_compiler, c_conv, row[n_p + 1 : n_p + 1 + n_c]) for row in rows
-        ]
+        children = [c_build(row[n_p + 1 : n_p + 1 + n_c]) for row in rows]
         one_values = first_row[n_p + 1 + n_c :]
         pk_index = next(i for i, f in enumerate(o_fields) if f.primary_key)
-        other = (
-            None
-            if one_values[pk_index] is None
-            else build(self.first[0], o_names, o_compiler, o_conv, one_values)
-        )
+        other = None if one_values[pk_index] is None else o_build(one_values)
         stale = getattr(parent, self.model._meta.get_field(self.version).attname) != snapshot_version + 1
         return parent, children, other, stale

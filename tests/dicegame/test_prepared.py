@@ -3,9 +3,10 @@ constants of its own (a choice, a flag, which PostgreSQL inlines and SQLite pass
 caller's value where its sample was, and gives the rows the ORM gives."""
 
 import pytest
+from django.db.models.signals import post_init
 
 from dicegame.models import Game, Player
-from dicegame.prepared import PreparedSelect
+from dicegame.prepared import PreparedSelect, row_builder
 from tests.support.factories import UserFactory
 from tests.support.games import two_player_game
 
@@ -58,3 +59,47 @@ def test_a_date_goes_as_the_connection_writes_dates():
     assert [r.date for r in prepared.fetch(first, last)] == [r.date for r in between(first, last)]
     assert [r.date for r in prepared.fetch(first, last)] == days[1:]
     assert prepared.fetch(dt.date(2026, 6, 12), dt.date(2026, 6, 13)) == []
+
+
+def _fields(instance):
+    return {f.attname: getattr(instance, f.attname) for f in type(instance)._meta.concrete_fields}
+
+
+def test_a_row_becomes_the_instance_the_orm_makes_of_it():
+    """`row_builder` fills the instance's dict itself: every field, the state of a saved row, foreign
+    keys that still load their object, and a save that writes the row."""
+    game, host, _friend = two_player_game()
+    names = [f.attname for f in Player._meta.concrete_fields]
+    row = list(Player.objects.filter(game=game).order_by("seat").values_list(*names)[0])
+    built = row_builder(Player, names)(row)
+    orm = Player.objects.filter(game=game).order_by("seat").first()
+    assert type(built) is Player and _fields(built) == _fields(orm)
+    assert built._state.adding is False and built._state.db == "default"
+    assert built.game == game and built.user == host
+    built.name = "Renamed"
+    built.save(update_fields=["name"])
+    assert Player.objects.get(pk=built.pk).name == "Renamed"
+
+
+def test_a_model_someone_listens_to_is_built_by_the_orm():
+    """An init signal receiver (or an `__init__` of its own) must see every instance: such a model goes
+    through `Model.from_db`."""
+    seen = []
+
+    def receiver(sender, instance, **kwargs):
+        seen.append(instance)
+
+    game, _host, _friend = two_player_game()
+    names = [f.attname for f in Player._meta.concrete_fields]
+    row = list(Player.objects.filter(game=game).values_list(*names)[0])
+    post_init.connect(receiver, sender=Player)
+    try:
+        built = row_builder(Player, names)(row)
+    finally:
+        post_init.disconnect(receiver, sender=Player)
+    assert seen == [built] and built._state.adding is False
+
+
+def test_a_row_of_some_fields_is_built_by_the_orm():
+    built = row_builder(Player, ["id", "name"])([1, "Ann"])
+    assert built.name == "Ann" and built.get_deferred_fields() >= {"game_id", "seat"}
