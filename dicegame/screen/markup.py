@@ -10,8 +10,8 @@ from html import escape as _html_escape
 from typing import NamedTuple
 
 from django.utils.safestring import SafeString
-from django.utils.translation import get_language, ngettext, pgettext
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext
 
 from dicegame.labels import box_label
 from dicegame.models import Game
@@ -131,8 +131,7 @@ def _attr(text: str) -> str:
 
 
 def dice_html(board) -> SafeString:
-    language = get_language() or ""
-    held_text = _held_html(language)
+    held_text = _held_html(board.language)
     # The name of a held die says so too: its visible "held" must be part of its name (WCAG 2.5.3).
     held_label = f", {held_text}"
     url = board.game_url
@@ -185,7 +184,7 @@ def rows_html(board, upper: bool) -> SafeString:
     every viewer: made once per change, BoardState.cells_html)."""
     state, seat = board.sheet_of
     url = board.game_url
-    language = get_language() or ""
+    language = board.language
     labels = box_label_html(language)
     question = board.question
     my_turn = board.my_turn
@@ -248,7 +247,7 @@ def _seat_marks(language: str) -> tuple[str, str, str]:
 def seat_heads_html(board) -> SafeString:
     """The sheet's column heads: each seat's name, presence (games against friends) and stand-in."""
     friends = board.game.kind == Game.Kind.FRIENDS
-    online, offline, kept = _seat_marks(get_language() or "")
+    online, offline, kept = _seat_marks(board.language)
     parts = []
     for seat in board.seats:
         player = seat.player

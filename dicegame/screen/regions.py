@@ -129,7 +129,7 @@ def game_status(game: Game, *, oob: bool) -> SafeString:
 
 def turn_status(board, *, oob: bool, csrf: str = "", token: str = "") -> SafeString:
     game, turn = board.game, board.turn
-    w = _words(get_language())
+    w = _words(board.language)
     url = board.game_url
     out = [f'<section id="turn-status" class="turn-status"{_oob(oob)} aria-live="polite">']
     hidden = ""
@@ -231,7 +231,7 @@ def pass_to(board, w: dict) -> str:
 
 
 def dice_tray(board, *, oob: bool) -> SafeString:
-    w = _words(get_language())
+    w = _words(board.language)
     return SafeString(
         f'<section id="dice-tray" class="dice-tray"{_oob(oob)} aria-label="{w["dice"]}">'
         f"{board.dice_html}</section>"
@@ -258,7 +258,7 @@ def game_controls(board, *, oob: bool, csrf: str = "") -> SafeString:
     game, seat = board.game, board.my_seat
     inner = ""
     if seat is not None and not seat.left_at and game.is_active:
-        w = _words(get_language())
+        w = _words(board.language)
         if game.kind == Game.Kind.FRIENDS:
             kind, data, action = "leave-game", "data-leave", "leave"
         elif game.kind in (Game.Kind.SOLO, Game.Kind.COMPUTER):
@@ -342,7 +342,7 @@ def _hint_line(line) -> str:
 
 def scoresheet(board, *, oob: bool) -> SafeString:
     """The heads, rows and totals come made (dicegame.screen.markup), the same for page and pushes."""
-    w = _words(get_language())
+    w = _words(board.language)
     joker = f'<p class="joker-note" data-joker>{_escape(board.joker_note)}</p>' if board.joker_note else ""
     return SafeString(
         f'<section id="scoresheet" class="scoresheet seats-{len(board.seats)}"{_oob(oob)} '

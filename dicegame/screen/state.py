@@ -5,9 +5,9 @@ rows already in memory; it reads the turn in play only when it is not given."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
@@ -52,12 +52,12 @@ class BoardState:
     # that redraws only the dice and the status (a hold) never needs them.
     @cached_property
     def cells(self) -> dict[Box, tuple[Cell, ...]]:
-        current_pk = self.current.pk if self.current is not None else None
+        current_pk = self.current.id if self.current is not None else None
         options = self.options
         # The boxes this change wrote for their players (the auto-commit, a turn timer's stand-in):
         # marked.
         marked = {(t.player_id, t.box) for t, _reached in self.written if t.auto_committed or t.stand_in}
-        filled = [(p.pk, p.pk == current_pk, self.sheets[p.pk].boxes) for p in self.players]
+        filled = [(p.id, p.id == current_pk, self.sheets[p.id].boxes) for p in self.players]
         return {
             b: tuple(
                 Cell(
@@ -88,11 +88,11 @@ def board_state(*, game: Game, players: list[Player] | None = None, turn: Turn |
     players = players if players is not None else list(game.players.all())
     if turn is None and not game.is_finished:
         turn = Turn.objects.filter(game=game, completed_at__isnull=True).order_by("number").first()
-    current = next((p for p in players if turn and p.pk == turn.player_id), None)
+    current = next((p for p in players if turn and p.id == turn.player_id), None)
     dice_values = tuple(turn.dice) if turn and turn.dice else None
     held = tuple(bool(h) for h in turn.held) if turn and turn.dice else (False,) * 5
-    sheets = {p.pk: p.sheet for p in players}
-    current_pk = current.pk if current is not None else None
+    sheets = {p.id: p.sheet for p in players}
+    current_pk = current.id if current is not None else None
     options = sheets[current_pk].options(dice_values) if current and dice_values else {}
     written = tuple(game.written)
     bot_playing = bool(current and current.is_bot)
@@ -108,9 +108,20 @@ def board_state(*, game: Game, players: list[Player] | None = None, turn: Turn |
         countdown=turn_auto_commit_remaining(turn) if turn and not turn.chosen_box else None,
         next_step_ms=_ms_until(turn.next_step_at) if bot_playing and turn.next_step_at else None,
         deadline_ms=_ms_until(turn.deadline_at) if turn and turn.deadline_at and not bot_playing else None,
-        game_url=reverse("dicegame:game", args=[game.pk]),
+        game_url=game_url(game.id),
         written=written,
     )
+
+
+def game_url(game_id: int) -> str:
+    """The game screen's address, the base of every control's (a reverse() per change cost as much as
+    the dice tray's markup)."""
+    return _game_url(get_script_prefix(), game_id)
+
+
+@lru_cache(maxsize=4096)
+def _game_url(prefix: str, game_id: int) -> str:
+    return reverse("dicegame:game", args=[game_id])
 
 
 def _ms_until(moment) -> int:

@@ -106,6 +106,9 @@ class Board:
     # answer to a tap asks at its box.
     written_note: str = ""
     question: Question | None = None
+    # The viewer's language, the one active when the board was made: every region and row of it is
+    # written in this one (asked once, not by each part).
+    language: str = ""
 
     @property
     def spectator(self) -> bool:
@@ -194,7 +197,7 @@ def view_key(state: BoardState, seat: Player | None) -> tuple:
     seat = local_screen_seat(state, seat)
     if seat is None:
         return ("spectator",)
-    acting = state.current is not None and state.current.pk == seat.pk
+    acting = state.current is not None and state.current.id == seat.id
     return (
         "seat",
         acting,
@@ -203,7 +206,7 @@ def view_key(state: BoardState, seat: Player | None) -> tuple:
         seat.left_at is not None,
         # The seat that just left reads its leaving in its own words (screen.moments), and so does the
         # seat a box was written for.
-        state.game.left_seat is not None and state.game.left_seat.pk == seat.pk,
+        state.game.left_seat is not None and state.game.left_seat.id == seat.id,
         moments.written_for_seat(state, seat),
     )
 
@@ -212,7 +215,7 @@ def board_for(state: BoardState, seat: Player | None) -> Board:
     """The board as `seat`'s player sees it (None: a spectator), labelled in the active language."""
     seat = local_screen_seat(state, seat)
     game, turn, current = state.game, state.turn, state.current
-    my_turn = seat is not None and current is not None and seat.pk == current.pk
+    my_turn = seat is not None and current is not None and seat.id == current.id
     dice_values, held = state.dice_values, state.held
     language = get_language() or ""
     labels = markup.box_labels(language)
@@ -220,9 +223,9 @@ def board_for(state: BoardState, seat: Player | None) -> Board:
     seats = [
         SeatSheet(
             player=p,
-            sheet=state.sheets[p.pk],
-            is_current=current is not None and p.pk == current.pk,
-            is_mine=seat is not None and p.pk == seat.pk,
+            sheet=state.sheets[p.id],
+            is_current=current is not None and p.id == current.id,
+            is_mine=seat is not None and p.id == seat.id,
         )
         for p in state.players
     ]
@@ -232,7 +235,7 @@ def board_for(state: BoardState, seat: Player | None) -> Board:
     hints = None
     if hints_on:
         hints = game_hints(
-            sheet=state.sheets[seat.pk],
+            sheet=state.sheets[seat.id],
             dice_values=dice_values if my_turn else None,
             rolls_used=rolls_used if my_turn else 0,
             held=held,
@@ -276,9 +279,10 @@ def board_for(state: BoardState, seat: Player | None) -> Board:
         deadline_ms=state.deadline_ms,
         game_url=state.game_url,
         moments=moments.board_moments(state, seat),
-        joker_note=joker_note(state.sheets[current.pk], dice_values) if current and dice_values else "",
+        joker_note=joker_note(state.sheets[current.id], dice_values) if current and dice_values else "",
         pass_to=_pass_to(state, seat),
         written_note=moments.written_note(state, seat),
+        language=language,
     )
 
 
