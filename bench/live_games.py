@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import http.client
 import json
 import math
 import os
@@ -76,6 +77,11 @@ MAX_TURNS = 26  # a two-player game: 13 rounds of two turns
 LAYERS = ("pubsub", "core")
 ACTION_KINDS = ("roll", "hold", "choose", "confirm")
 
+# The servers' own figures of where a push's time went (dicegame.metrics, penta_push_stage_seconds).
+STAGES = ("waited", "applied", "queued", "transit")
+STAGE_BUCKET_RE = re.compile(
+    r'^penta_push_stage_seconds_bucket\{(?=[^}]*le="([^"]+)")(?=[^}]*stage="(\w+)")[^}]*\} (\S+)$', re.M
+)
 VERSION_RE = re.compile(r'<div id="game-status"[^>]*\bdata-version="(\d+)"')
 TURN_RE = re.compile(r'<input type="hidden" name="turn" value="(\d+)">')
 ROLL_RE = re.compile(r'<input type="hidden" name="roll" value="(\d+)">')
@@ -529,6 +535,49 @@ class Meters:
         }
 
 
+def scrape_stages(servers: list[DaphneServer]) -> dict[str, dict[float, float]]:
+    """Each stage's cumulative bucket counts (upper bound in seconds: count), added up over the servers'
+    own /metrics (each process serves its own: the bench sets no PROMETHEUS_MULTIPROC_DIR)."""
+    totals: dict[str, dict[float, float]] = {stage: defaultdict(float) for stage in STAGES}
+    for server in servers:
+        connection = http.client.HTTPConnection(HOST, server.port, timeout=10)
+        try:
+            connection.request("GET", "/metrics")
+            text = connection.getresponse().read().decode()
+        finally:
+            connection.close()
+        for le, stage, count in STAGE_BUCKET_RE.findall(text):
+            if stage in totals:
+                totals[stage][float(le)] += float(count)
+    return totals
+
+
+def stage_figures(before: dict, after: dict) -> dict[str, dict]:
+    """Per stage, over a phase: how many were timed, and the median and p99 estimated from the buckets
+    (linear within a bucket; "inf" past the last bound)."""
+    figures = {}
+    for stage in STAGES:
+        bounds = sorted(after.get(stage, {}))
+        cumulative = [after[stage][b] - before.get(stage, {}).get(b, 0.0) for b in bounds]
+        total = cumulative[-1] if cumulative else 0.0
+
+        def quantile(q: float, bounds=bounds, cumulative=cumulative, total=total) -> float:
+            if not total:
+                return float("nan")
+            rank, low, below = q * total, 0.0, 0.0
+            for bound, count in zip(bounds, cumulative, strict=True):
+                if count >= rank:
+                    if math.isinf(bound):
+                        return float("inf")
+                    inside = count - below
+                    return (low + (bound - low) * ((rank - below) / inside if inside else 1.0)) * 1000
+                low, below = bound, count
+            return float("inf")
+
+        figures[stage] = {"n": int(total), "median_ms": quantile(0.5), "p99_ms": quantile(0.99)}
+    return figures
+
+
 # -- the client ----------------------------------------------------------------------------------------
 
 
@@ -685,6 +734,7 @@ class Phase:
     cpu: dict = field(default_factory=dict)
     load_average: float = float("nan")
     relay: RelayFigures | None = None  # the relay at the same K and pace, half before this phase, half after
+    stages: dict = field(default_factory=dict)  # the servers' own figures: where a push's time went
 
     # -- derived figures --
 
@@ -764,6 +814,7 @@ class Phase:
             ],
             "load_average": self.load_average,
             "relay": self.relay_figures(web / self.actions * 1000 if self.actions else float("nan"), p99),
+            "push_stages": self.stages,
         }
 
     def relay_figures(self, web_ms_per_action: float, p99: float) -> dict | None:
@@ -1006,6 +1057,7 @@ async def run_phase(
         phase_echoes = [e for e in echoes if e.server in used]
         failures_before = [len(e.failures) for e in phase_echoes]
         pinger = asyncio.create_task(ping_until(phase_echoes, stop, phase.echo))
+        stages_before = await asyncio.to_thread(scrape_stages, used)
         before = meters.begin()
         start = time.perf_counter()
         deadline = start + spec.seconds
@@ -1017,6 +1069,7 @@ async def run_phase(
         )
         phase.seconds = time.perf_counter() - start
         phase.cpu = meters.end(before)
+        phase.stages = stage_figures(stages_before, await asyncio.to_thread(scrape_stages, used))
         phase.load_average = os.getloadavg()[0]
         stop.set()
         await pinger
@@ -1109,6 +1162,7 @@ def report(phase: Phase) -> str:
             else ""
         )
         + relay_line(f)
+        + stages_line(f)
         + f"\n    per action median/p99 ms: {kinds}; {2 * phase.spec.k} sockets open and settled in "
         f"{fmt(f['connect_seconds'])} s (extensions: {f['socket_extensions']}); servers idle again "
         f"{fmt(f['drain_seconds'])} s after closing them"
@@ -1125,6 +1179,21 @@ def relay_line(f: dict) -> str:
         f"{fmt(relay['web_cpu_ms_per_message'])} ms daphne CPU/message, errors={relay['errors']}; "
         f"the game against it: CPU x{fmt(relay['game_cpu_over_relay_cpu'], 2)}, "
         f"p99 x{fmt(relay['game_p99_over_relay_p99'], 2)}"
+    )
+
+
+def stages_line(f: dict) -> str:
+    stages = f.get("push_stages")
+    if not stages:
+        return ""
+    parts = "  ".join(
+        f"{stage} {fmt(stages[stage]['median_ms'])}/{fmt(stages[stage]['p99_ms'])}"
+        for stage in STAGES
+        if stages.get(stage, {}).get("n")
+    )
+    return (
+        f"\n    where a push's time went, median/p99 ms (the servers' penta_push_stage_seconds, every "
+        f"screen's push, from buckets): {parts}"
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 import weakref
 
 from asgiref.sync import SyncToAsync, async_to_sync
@@ -82,6 +83,10 @@ async def deliver(messages: list[Message]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
+    # When they left: a push's "queued" stage ends here, its "transit" begins (dicegame.metrics).
+    sent_at = time.time()
+    for _how, _where, event in messages:
+        event["sent_at"] = sent_at
     send_many = getattr(layer, "send_many", None)
     if send_many is not None:  # the production layer (live.layer): its own retry, one pipeline
         try:

@@ -15,6 +15,7 @@ host's controls, the friends one may invite) is rare traffic: there each socket 
 from __future__ import annotations
 
 import logging
+import time
 
 from django.conf import settings
 from django.db import transaction
@@ -61,6 +62,10 @@ def _push_committed(game: Game) -> None:
     try:
         messages = push_messages(game, change)
         if messages:
+            # Rendered and handed over: the end of the push's "applied" stage (dicegame.metrics).
+            handed_at = time.time()
+            for _how, _where, event in messages:
+                event["handed_at"] = handed_at
             courier.dispatch(messages)
     except Exception:  # the change is saved; a screen that missed it is redrawn when it reconnects
         logger.exception("could not broadcast version %s of game %s", game.version, game.pk)

@@ -249,6 +249,7 @@ class GameConsumer(_LimitedSocket):
         await database_sync_to_async(presence.socket_closed)(self.channel_name)
 
     async def receive(self, text_data=None, bytes_data=None):
+        received_at = time.time()
         if self.opened is None or not await self._allowed():
             return
         try:
@@ -263,7 +264,7 @@ class GameConsumer(_LimitedSocket):
             await self.send_board(force=True)
             return
         try:
-            await self._act(ACTIONS[name], message)
+            await self._act(ACTIONS[name], message, received_at)
         except GameActionError as exc:
             await self.send_error(exc.message, status=exc.status)
 
@@ -271,7 +272,8 @@ class GameConsumer(_LimitedSocket):
     # other game's. Wrapped once with the class, not for every action (asgiref's wrapper binds like a
     # method).
     @in_db_thread
-    def _act(self, action, message: dict):
+    def _act(self, action, message: dict, received_at: float):
+        metrics.action_waited(received_at, time.time())
         # In the screen's language: a refusal's message is made by the service, in the database thread.
         with translation.override(self.language):
             return action(self.game_id, self.actor, message)
@@ -289,7 +291,7 @@ class GameConsumer(_LimitedSocket):
         self.version = version
         await self.send(text_data=event["html"])
         if event.get("acted_at"):
-            metrics.PUSH_SECONDS.observe(max(0.0, time.time() - event["acted_at"]))
+            metrics.push_written(event, time.time())
 
     async def win_bar(self, event):
         """The winning chances of a position, after its board, in a game that is not rated (nobody sees a

@@ -4,6 +4,7 @@ clock's lag, notifications)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -22,7 +23,7 @@ from dicegame.play.clock import games_settle_overdue
 from tests.support import ROOT
 from tests.support.factories import actor
 from tests.support.games import current, two_player_game
-from tests.support.sockets import connect, frame_with_version
+from tests.support.sockets import connect, frame_with_version, version_of
 
 
 def scrape(client: Client | None = None, **extra) -> str:
@@ -104,9 +105,39 @@ async def test_after_a_live_turn_they_say_what_happened():
     pushed = value(after, "penta_push_seconds_count") - value(before, "penta_push_seconds_count")
     assert pushed >= 1
     assert value(after, "penta_push_seconds_bucket", le="+Inf") >= value(after, "penta_push_seconds_count")
+    # And for each of them, where its time went: the stages add up to the whole.
+    for stage in ("applied", "queued", "transit"):
+        counted = value(after, "penta_push_stage_seconds_count", stage=stage)
+        assert counted - value(before, "penta_push_stage_seconds_count", stage=stage) == pushed
+    whole = value(after, "penta_push_seconds_sum") - value(before, "penta_push_seconds_sum")
+    parts = sum(
+        value(after, "penta_push_stage_seconds_sum", stage=stage)
+        - value(before, "penta_push_stage_seconds_sum", stage=stage)
+        for stage in ("applied", "queued", "transit")
+    )
+    assert parts == pytest.approx(whole, abs=1e-6)
     await to_friend.disconnect()
     gone = await database_sync_to_async(scrape)()
     assert value(gone, "penta_open_sockets", kind="game") == sockets
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_an_action_over_a_socket_is_timed_from_its_frame():
+    game, host, friend = await database_sync_to_async(two_player_game)()
+    to_host = await connect(game.pk, host)
+    version = version_of(await to_host.receive_from(timeout=5))
+    before = await database_sync_to_async(scrape)()
+    await to_host.send_to(text_data=json.dumps({"action": "roll", "turn": 1, "roll": 0}))
+    await frame_with_version(to_host, version + 1)
+    after = await database_sync_to_async(scrape)()
+    waited = value(after, "penta_push_stage_seconds_count", stage="waited")
+    assert waited == value(before, "penta_push_stage_seconds_count", stage="waited") + 1
+    # Its own push, written to the host's screen, was timed stage by stage too.
+    assert value(after, "penta_push_stage_seconds_count", stage="transit") == (
+        value(before, "penta_push_stage_seconds_count", stage="transit") + 1
+    )
+    await to_host.disconnect()
 
 
 def test_the_clock_says_how_late_its_oldest_due_work_is(db):
