@@ -15,6 +15,10 @@ pool for the call, so that one move's waits overlap another's work: 180 moves a 
 The price, with the database on the same machine: the threads and the event loop take turns at the
 interpreter lock, and the tail grows (K = 200 on loopback: p99 19-51 ms with four threads, 16-20 ms with
 one). Where PostgreSQL runs beside the web processes, PENTA_SOCKET_DB_THREADS=1 is the better choice.
+When the event loop runs late it is mostly back from a call that let go of the lock (zlib compressing a
+push, a socket's or Redis's write, epoll) and waiting to take it back from a move's CPU: the loop's many
+short I/O calls queue behind these threads (README, the live bench's row), which no switch interval
+tried (0.2-1 ms) undid.
 
 Moves of one game still take turns at the game's row lock, as they already did between processes. A
 socket's next message is handled only once its last move is done: a consumer handles its messages one
