@@ -18,7 +18,7 @@ one). Where PostgreSQL runs beside the web processes, PENTA_SOCKET_DB_THREADS=1 
 When the event loop runs late it is mostly back from a call that let go of the lock (zlib compressing a
 push, a socket's or Redis's write, epoll) and waiting to take it back from a move's CPU: the loop's many
 short I/O calls queue behind these threads (README, the live bench's row), which no switch interval
-tried (0.2-1 ms) undid.
+tried (0.2-1 ms) undid. Moves on the loop itself did no better: the loop then waits out their round trips.
 
 Moves of one game still take turns at the game's row lock, as they already did between processes. A
 socket's next message is handled only once its last move is done: a consumer handles its messages one
