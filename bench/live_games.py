@@ -734,6 +734,9 @@ class Phase:
     cpu: dict = field(default_factory=dict)
     load_average: float = float("nan")
     relay: RelayFigures | None = None  # the relay at the same K and pace, half before this phase, half after
+    # The relay again, its pace raised until its web processes are as busy as the game's were: the
+    # latency of the transport alone at the game's CPU load (--loaded-relay).
+    loaded_relay: RelayFigures | None = None
     stages: dict = field(default_factory=dict)  # the servers' own figures: where a push's time went
 
     # -- derived figures --
@@ -814,8 +817,44 @@ class Phase:
             ],
             "load_average": self.load_average,
             "relay": self.relay_figures(web / self.actions * 1000 if self.actions else float("nan"), p99),
+            "loaded_relay": self.loaded_relay_figures(web / seconds, p99),
             "push_stages": self.stages,
         }
+
+    def web_cores_busy(self) -> float:
+        """The game's web processes, cores busy over the phase."""
+        web_s = self.cpu.get("web_s", [])[: self.spec.processes]
+        return sum(web_s) / self.seconds if web_s and self.seconds else float("nan")
+
+    def loaded_relay_figures(self, game_cores: float, p99: float) -> dict | None:
+        """The relay at the game's CPU load: its latency, how busy it kept the web processes against the
+        game, and the game's p99 against its p99."""
+        relay = self.loaded_relay
+        if relay is None:
+            return None
+        web_s = relay.cpu.get("web_s", [])[: self.spec.processes]
+        cores = sum(web_s) / relay.seconds if web_s and relay.seconds else float("nan")
+        return {
+            "think_s": list(loaded_think(self.spec.think, self.relay_scale())),
+            "samples": len(relay.samples),
+            "median_ms": median(relay.samples),
+            "p99_ms": pct(relay.samples, 99),
+            "messages_per_s": len(relay.samples) / relay.seconds if relay.seconds else float("nan"),
+            "web_cores_busy": cores,
+            "game_web_cores_busy": game_cores,
+            "errors": len(relay.failures),
+            "game_p99_over_relay_p99": ratio(p99, pct(relay.samples, 99)),
+        }
+
+    def relay_scale(self) -> float:
+        """How much faster than the game's pace the relay must send to keep its web processes as busy as
+        the game kept them (from the relay run at the game's pace); NaN without one."""
+        relay = self.relay
+        if relay is None or not relay.seconds:
+            return float("nan")
+        web_s = relay.cpu.get("web_s", [])[: self.spec.processes]
+        relay_cores = sum(web_s) / relay.seconds if web_s else float("nan")
+        return ratio(self.web_cores_busy(), relay_cores)
 
     def relay_figures(self, web_ms_per_action: float, p99: float) -> dict | None:
         """The relay beside the game: its latency, its CPU per message, and the game's against them."""
@@ -1162,10 +1201,30 @@ def report(phase: Phase) -> str:
             else ""
         )
         + relay_line(f)
+        + loaded_relay_line(f)
         + stages_line(f)
         + f"\n    per action median/p99 ms: {kinds}; {2 * phase.spec.k} sockets open and settled in "
         f"{fmt(f['connect_seconds'])} s (extensions: {f['socket_extensions']}); servers idle again "
         f"{fmt(f['drain_seconds'])} s after closing them"
+    )
+
+
+def loaded_think(think: tuple[float, float], scale: float) -> tuple[float, float]:
+    """The think time that sends `scale` times as often."""
+    return (think[0] / scale, think[1] / scale)
+
+
+def loaded_relay_line(f: dict) -> str:
+    relay = f.get("loaded_relay")
+    if not relay:
+        return ""
+    think = relay["think_s"]
+    return (
+        f"\n    relay at the game's CPU load (think {think[0]:.3g}-{think[1]:.3g} s: its web processes "
+        f"{fmt(relay['web_cores_busy'], 2)} cores busy against the game's "
+        f"{fmt(relay['game_web_cores_busy'], 2)}): "
+        f"samples={relay['samples']} median={fmt(relay['median_ms'])} ms p99={fmt(relay['p99_ms'])} ms, "
+        f"errors={relay['errors']}; the game's p99 against it: x{fmt(relay['game_p99_over_relay_p99'], 2)}"
     )
 
 
@@ -1240,12 +1299,14 @@ def table(results: list[dict]) -> str:
     lines = [
         "| layer | run | K | daphne | samples | median / p99 ms | echo median / p99 ms | actions/s "
         "| CPU ms/action: daphne + clock (PostgreSQL, Redis) | relay median / p99 ms | relay daphne CPU "
-        "ms/message | game/relay: CPU, p99 | other load, cores | errors |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "ms/message | game/relay: CPU, p99 | relay at the game's CPU: p99 ms, game/it | other load, cores "
+        "| errors |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for f in results:
         cpu = f["cpu_ms_per_action"]
         relay = f.get("relay") or {}
+        loaded = f.get("loaded_relay") or {}
         extra = ", ".join(
             f"{name} {fmt(cpu[key])}"
             for name, key in (("PG", "postgres"), ("Redis", "redis"))
@@ -1261,6 +1322,7 @@ def table(results: list[dict]) -> str:
             f"| {fmt(relay.get('web_cpu_ms_per_message'))} "
             f"| {fmt(relay.get('game_cpu_over_relay_cpu'), 2)}, "
             f"{fmt(relay.get('game_p99_over_relay_p99'), 2)} "
+            f"| {fmt(loaded.get('p99_ms'))}, {fmt(loaded.get('game_p99_over_relay_p99'), 2)} "
             f"| {fmt(f['other_cores_busy'])} | {f['errors']} |"
         )
     return "\n".join(lines)
@@ -1376,12 +1438,12 @@ async def run_layer(
         for spec, games in plan:
             with_relay = args.relay and spec.run != "throughput"
 
-            async def relay_run(part: str, spec=spec) -> RelayFigures:
+            async def relay_run(part: str, spec=spec, think=spec.think) -> RelayFigures:
                 figures = await run_relay(
                     k=spec.k,
                     ports=[s.port for s in servers[: spec.processes]],
                     open_socket=lambda url, port: open_socket(url, port, session_key),
-                    think=spec.think,
+                    think=think,
                     # Half the phase's length before it and half after: the machine's speed drifts
                     # over minutes (these machines are shared), and the game sits between the halves.
                     seconds=spec.seconds / 2,
@@ -1399,6 +1461,10 @@ async def run_layer(
                 await drain(servers[: spec.processes])
                 relay = merged(relay, await relay_run("after"))
             phase.relay = relay
+            scale = phase.relay_scale()
+            if relay is not None and args.loaded_relay and scale > 1:
+                await drain(servers[: spec.processes])
+                phase.loaded_relay = await relay_run("loaded", think=loaded_think(spec.think, scale))
             dead = [s.name for s in [*servers, clock] if not s.alive()]
             if dead:
                 phase.failures.append(f"server process(es) died: {', '.join(dead)}")
@@ -1467,6 +1533,13 @@ def main() -> int:
         dest="relay",
         action="store_false",
         help="leave out the relay baseline (by default half of it runs before each paced phase, half after)",
+    )
+    parser.add_argument(
+        "--no-loaded-relay",
+        dest="loaded_relay",
+        action="store_false",
+        help="leave out the relay at the game's CPU load (by default it runs after each paced phase, for "
+        "half its length, sending as much faster as keeps its web processes as busy as the game's)",
     )
     parser.add_argument("--json", type=Path, help="write every figure to this file")
     parser.add_argument("--logs", type=Path, help="keep the server processes' logs in this directory")
