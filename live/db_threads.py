@@ -19,6 +19,8 @@ When the event loop runs late it is mostly back from a call that let go of the l
 push, a socket's or Redis's write, epoll) and waiting to take it back from a move's CPU: the loop's many
 short I/O calls queue behind these threads (README, the live bench's row), which no switch interval
 tried (0.2-1 ms) undid. Moves on the loop itself did no better: the loop then waits out their round trips.
+Nor did moves on the loop in greenlets whose database waits hand the loop back (bench/green_moves.py):
+the loop's stalls went, but the tail moved into the moves and their wait for a connection.
 
 Moves of one game still take turns at the game's row lock, as they already did between processes. A
 socket's next message is handled only once its last move is done: a consumer handles its messages one
