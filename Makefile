@@ -11,13 +11,13 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3 python; do \
 	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null \
 	&& { echo $$p; break; }; done)
 
-.PHONY: run test test-fast test-browser install lint format messages migrate strategy clean
+.PHONY: run test test-fast test-browser install lock lint format messages migrate strategy clean
 
-$(VENV)/.installed: pyproject.toml
+# Exactly the locked versions (requirements/dev.txt, with hashes; `make lock` makes it from pyproject.toml).
+$(VENV)/.installed: requirements/dev.txt
 	@if [ -z "$(PYTHON)" ]; then echo "Penta needs Python 3.12 or newer (Django 6); none was found on the PATH." >&2; exit 1; fi
 	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test]"
+	$(PY) -m pip install --quiet --require-hashes --no-deps -r requirements/dev.txt
 	@touch $@
 
 install: $(VENV)/.installed
@@ -39,10 +39,11 @@ strategy: install
 run: install messages migrate strategy
 	$(DEV) $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
-# The browser tests run in a second pytest process: sync Playwright keeps an event loop in the main
-# thread, which the async tests must not share.
+# The non-browser tests run in parallel (one worker per core); the browser tests in a second pytest
+# process of their own: sync Playwright keeps an event loop in the main thread, which the async tests
+# must not share, and their daphne servers already keep the cores busy.
 test: install messages
-	$(BIN)/pytest -m "not browser" $(PYTEST_ARGS)
+	$(BIN)/pytest -m "not browser" -n auto $(PYTEST_ARGS)
 	DJANGO_ALLOW_ASYNC_UNSAFE=true $(BIN)/pytest -m browser $(PYTEST_ARGS)
 
 test-fast: install
@@ -53,6 +54,16 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+
+# requirements/base.txt is what a server needs, requirements/dev.txt adds the tests and tools; both pin
+# every package with its hashes, for Python 3.12 and newer on any platform.
+UV := var/lock-tools/bin/uv
+lock:
+	@[ -x $(UV) ] || { $(PYTHON) -m venv var/lock-tools && var/lock-tools/bin/pip install --quiet "uv==0.13.9"; }
+	$(UV) pip compile pyproject.toml --universal --python-version 3.12 --generate-hashes --quiet \
+		--no-header -o requirements/base.txt
+	$(UV) pip compile pyproject.toml --group dev --universal --python-version 3.12 --generate-hashes --quiet \
+		--no-header -o requirements/dev.txt
 
 format: install
 	$(BIN)/ruff format .
