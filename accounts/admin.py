@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from accounts.models import FriendRequest, Friendship, Profile
-from dicegame import versions
+from core import versions
 
 
 @admin.register(Profile)

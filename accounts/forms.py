@@ -1,7 +1,7 @@
 from django.contrib.auth.forms import UserCreationForm
 from django.db import IntegrityError, transaction
 
-from dicegame import versions
+from core import versions
 
 
 class SignupForm(UserCreationForm):
@@ -15,7 +15,7 @@ class SignupForm(UserCreationForm):
         try:
             with transaction.atomic():
                 user = self.save()
-                # Their pages (and their friends' boards) are cached from the start (dicegame.versions).
+                # Their pages (and their friends' boards) are cached from the start (core.versions).
                 versions.bump(versions.user(user.pk))
                 return user
         except IntegrityError:

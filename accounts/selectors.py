@@ -10,7 +10,7 @@ from django.core.cache import cache
 from django.db.models import Q, QuerySet
 
 from accounts.models import FriendRequest, Friendship, Profile
-from dicegame.prepared import PreparedSelect
+from core.prepared import PreparedSelect
 
 # Only the shared cache's own failures (the server gone, a timeout): the zone is then read from the
 # database; a bug still raises.
@@ -23,7 +23,7 @@ except ImportError:  # pragma: no cover - redis is a dependency of the productio
 
 
 # Read on most pages of a logged-in person (the daily's and the players' boards, the player pages):
-# compiled once per connection (dicegame.prepared). The samples: ids no other parameter can equal.
+# compiled once per connection (core.prepared). The samples: ids no other parameter can equal.
 _FRIENDSHIPS = PreparedSelect(
     lambda low, high: (
         Friendship.objects.filter(Q(user_low_id=low) | Q(user_high_id=high))

@@ -22,7 +22,8 @@ from accounts.selectors import (
     time_zone_cache_key,
     valid_time_zone,
 )
-from dicegame import notices, versions
+from core import versions
+from dicegame import events
 
 # -- notices one person sends another ---------------------------------------------------------------
 
@@ -100,10 +101,10 @@ def _notify_after_commit(user_id: int, message: str, name: str) -> None:
     """A live notice: `message` (a lazy translation with a %(name)s) is rendered in each language, and
     every page of the recipient shows its own."""
 
-    def notice() -> str:
-        return notices.notice_html(str(message) % {"name": name}, reverse("accounts:friends"), _("Friends"))
+    def notice() -> events.Notice:
+        return events.Notice(str(message) % {"name": name}, reverse("accounts:friends"), _("Friends"))
 
-    transaction.on_commit(lambda: notices.notify_user(user_id, notice))
+    events.publish(events.PersonNotified(user_id, notice))
 
 
 @transaction.atomic

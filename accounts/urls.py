@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from accounts import friends_views, views
-from dicegame import converters  # noqa: F401  (registers the id path converter)
+from core import converters  # noqa: F401  (registers the id path converter)
 
 app_name = "accounts"
 

@@ -16,8 +16,11 @@ HOST = "127.0.0.1"
 # The project's configuration package: `penta/` since the layers were drawn; before, it lived inside the
 # game app. The benches also run from a checkout of an older commit (to compare back to back).
 CONFIG = "penta" if (ROOT / "penta" / "settings.py").exists() else "dicegame"
-SETTINGS_MODULE = f"{CONFIG}.settings"
-ASGI_APP = f"{CONFIG}.asgi:application"
+# The benches' own server routes the bare baselines (bench/settings.py, bench/asgi.py); before, a
+# setting of the site's (PENTA_BENCH_ECHO) routed them.
+BENCH_SERVER = (ROOT / "bench" / "asgi.py").exists()
+SETTINGS_MODULE = "bench.settings" if BENCH_SERVER else f"{CONFIG}.settings"
+ASGI_APP = "bench.asgi:application" if BENCH_SERVER else f"{CONFIG}.asgi:application"
 
 
 def default_server_module() -> str:

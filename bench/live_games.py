@@ -77,7 +77,7 @@ MAX_TURNS = 26  # a two-player game: 13 rounds of two turns
 LAYERS = ("pubsub", "core")
 ACTION_KINDS = ("roll", "hold", "choose", "confirm")
 
-# The servers' own figures of where a push's time went (dicegame.metrics, penta_push_stage_seconds).
+# The servers' own figures of where a push's time went (core.metrics, penta_push_stage_seconds).
 STAGES = ("waited", "applied", "queued", "transit")
 STAGE_BUCKET_RE = re.compile(
     r'^penta_push_stage_seconds_bucket\{(?=[^}]*le="([^"]+)")(?=[^}]*stage="(\w+)")[^}]*\} (\S+)$', re.M
@@ -222,7 +222,6 @@ def server_env(db: Database, redis_url: str, layer: str, secret_key: str, tag: s
         SECURE_COOKIES="false",
         ALLOWED_HOSTS=HOST,
         WHITENOISE_USE_FINDERS="true",  # no collectstatic for a bench
-        PENTA_BENCH_ECHO="true",
         # The relay's board (bench/live_relay.py), written once the servers run.
         PENTA_BENCH_RELAY_BOARD=str(relay_board_path(db)),
         PENTA_CHANNEL_LAYER=layer,

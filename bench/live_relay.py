@@ -3,7 +3,7 @@
 K pairs of sockets at the games' pace. The sending socket of a pair is on one daphne process, the
 receiving one on the other; every frame the sender sends makes the server publish a real game's board
 (the HTML of its `#game`, as big as a push) through the channel layer to the receiver's process, which
-writes it to the receiving socket, compressed as the game's pushes are (`live.echo.RelayConsumer`). No
+writes it to the receiving socket, compressed as the game's pushes are (`bench.echo.RelayConsumer`). No
 database, no template, no game: what a live action costs above this is the game's own work.
 
 One sample is the time from the sender's frame to the receiver's socket getting the board; the CPU per

@@ -44,7 +44,7 @@ def burn(ms: float) -> None:
 async def run_mode(
     mode: str, redis_url: str, rate: float, seconds: float, busy_ms: float, idle_ms: float, busy_tasks: int
 ):
-    from dicegame import courier
+    from core import courier
     from live.layer import LocalFirstPubSubLayer
 
     prefix = f"bench-publish-{os.getpid()}"

@@ -419,7 +419,7 @@ def populate(args) -> None:
     # The versions of what the pages cache, as the services' writes would have left them (the data
     # above was written in bulk, behind them). A commit from before them has none to start.
     try:
-        from dicegame import versions
+        from core import versions
     except ImportError:
         versions = None
     if versions is not None:

@@ -58,9 +58,6 @@ def server_env(sqlite_path: Path) -> dict[str, str]:
         SECURE_COOKIES="false",
         ALLOWED_HOSTS=HOST,
         WHITENOISE_USE_FINDERS="true",
-        # Routes bench/bare/, the baseline: a view that does nothing, through the whole middleware stack
-        # as every action goes (/healthz/ is answered before the stack, for the proxy's checks).
-        PENTA_BENCH_ECHO="true",
         # With DEBUG off the server refuses to start without a key (as production does).
         SECRET_KEY=env.get("SECRET_KEY") or "bench-" + secrets.token_urlsafe(32),
     )

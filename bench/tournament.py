@@ -142,10 +142,10 @@ def tables(repeats: int) -> dict:
 
 
 def finishing() -> dict:
+    from analysis import services as review_services
     from dicegame import events, play
     from dicegame.actors import Actor
     from puzzles import services as puzzle_services
-    from review import services as review_services
     from tests.support.factories import actor
     from tests.support.tournaments import near_the_end, round_of, to_the_last_turn, tournament_of
     from tournaments import pushes

@@ -13,11 +13,11 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from accounts.selectors import on_boards
+from analysis.store import ReviewError, analysis_for
+from core import versions
+from core.charts import bar_chart
 from daily.models import DailyAttempt, DailySeed
 from daily.services import DAYS_AHEAD, attempt_of, day_end, day_par, today
-from dicegame import versions
-from dicegame.analysis_store import ReviewError, analysis_for
-from dicegame.charts import bar_chart
 from dicegame.models import Game, Player
 from dicegame.rules import share
 from dicegame.strategy import analysis as A
@@ -92,7 +92,7 @@ class DayResults:
 
 def day_results(date: dt.date) -> DayResults:
     """The day's results, computed once per change of the day (an attempt starts or finishes, its par
-    is stored) or of who shows on the boards, and shared by every viewer (`dicegame.versions`); each
+    is stored) or of who shows on the boards, and shared by every viewer (`core.versions`); each
     viewer's boards are cut from them (`leaderboard`)."""
     return _day(date)[0]
 
@@ -221,7 +221,7 @@ SITE_BOARD_SIZE = 50  # the site-wide tables show the first 50, and the viewer's
 @dataclass(frozen=True)
 class DayBoards:
     """A day's page for one viewer: everyone's figures, the viewer's boards, and where the site-wide
-    board's markup is cached (`dicegame.versions.Fragment`: once per change of the day, for every viewer
+    board's markup is cached (`core.versions.Fragment`: once per change of the day, for every viewer
     who is not on it)."""
 
     commitment: str | None
@@ -319,7 +319,7 @@ def attempt_with_result(actor, date: dt.date, known: dict | None = None) -> Dail
     results screen reads of the game (`day_result`): the total, the boxes, the analysis's summary.
 
     A person's is kept under the versions of the day and the person: the attempt's start moves both,
-    its game's end and its analysis the person's (dicegame.versions), and nothing else changes what
+    its game's end and its analysis the person's (core.versions), and nothing else changes what
     is read here (the game's moves in between show on the game's page, not this one). A guest's is
     read every time: a guest has no version. (`known`: the `page_versions` of the date and the actor,
     when the caller read them.)"""

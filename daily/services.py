@@ -10,14 +10,15 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from core import versions
+from core.prepared import PreparedSelect
 from daily.models import DailyAttempt, DailySeed
-from dicegame import events, versions
+from dicegame import events
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError
 from dicegame.models import Game
 from dicegame.play.clock import game_settle
 from dicegame.play.games import game_create
-from dicegame.prepared import PreparedSelect
 from dicegame.rules import days, dice
 from dicegame.rules.days import DAILY_ZONE, day_end  # noqa: F401  (the daily calendar, part of this API)
 from dicegame.strategy import Strategy
@@ -25,7 +26,7 @@ from dicegame.strategy.analysis import optimal_line
 
 DAYS_AHEAD = 7  # the commitments of today and the next 7 days are always published
 
-# Asked on every view of today's page: compiled once per connection (dicegame.prepared).
+# Asked on every view of today's page: compiled once per connection (core.prepared).
 _PUBLISHED = PreparedSelect(
     lambda first, last: DailySeed.objects.filter(date__gte=first, date__lte=last).only("date").order_by(),
     (dt.date(1, 1, 2), dt.date(1, 1, 3)),
@@ -124,7 +125,7 @@ def close_ended(*, date: dt.date | None = None, now: dt.datetime | None = None) 
     return sum(game_settle(game_id=pk) for pk in ids)
 
 
-# Asked on every view of a day gone: compiled once per connection (dicegame.prepared).
+# Asked on every view of a day gone: compiled once per connection (core.prepared).
 _IN_PLAY_ON = PreparedSelect(
     lambda date: Game.objects.filter(status=Game.Status.ACTIVE, daily_date=date).only("pk").order_by(),
     (dt.date(1, 1, 2),),

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 from django.db.models import F, OuterRef, Subquery
 
+from core import versions
 from daily.models import DailyAttempt, DailySeed
 from daily.selectors import SITE_BOARD_SIZE, ranks, shown, top
 from daily.services import day_par, today
-from dicegame import versions
 from dicegame.models import Game
 
 ALL_TIME_MIN_DAYS = 3  # days played before a player enters the all-time table
@@ -66,7 +66,7 @@ def player_daily(
     user_id: int, now: dt.datetime | None = None, *, current=None
 ) -> tuple[Streaks, list[BestDay]]:
     """The player page's daily section: the streaks and the best finished results. The person's ranked
-    attempts are read once per change of theirs (or of a day's par) and kept (`dicegame.versions`); the
+    attempts are read once per change of theirs (or of a day's par) and kept (`core.versions`); the
     streaks are counted from them at every view (the current one depends on today). `current`: the
     versions the page read already."""
 
@@ -156,7 +156,7 @@ def all_time(
     of `user_ids` (a set of ids) when given, of those who opted in to the site-wide boards with
     `opted_in`; with `limit`, the first `limit` and the viewer's own row. Everyone's averages are worked
     out once per day gone by, finished attempt of a day gone, par or change of who shows on the boards
-    (`dicegame.versions`); each table is cut from them."""
+    (`core.versions`); each table is cut from them."""
     return _all_time(user_ids, viewer_id, min_days, opted_in, limit)[0]
 
 

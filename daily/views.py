@@ -13,10 +13,10 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from accounts.selectors import friend_ids
+from core.http import message_response
 from daily import selectors, services, standings
 from dicegame.actors import actor_from_request
 from dicegame.errors import GameActionError
-from dicegame.http import message_response
 from dicegame.rules.days import day_end
 
 DAY_TEMPLATE = "daily/day.html"

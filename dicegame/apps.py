@@ -7,7 +7,8 @@ class DicegameConfig(AppConfig):
 
     def ready(self):
         # Imported here: an app's modules load once every app's models have.
-        from dicegame import events, versions
+        from core import versions
+        from dicegame import events
 
         # What the pages cache moves on with every finished game and every claim of a guest's games.
         events.subscribe(events.GameFinished, versions.on_game_finished)

@@ -51,7 +51,7 @@ class GameFinished:
 
 @dataclass(frozen=True)
 class GamesAnalysed:
-    """Finished games' analyses were stored (`dicegame.analysis_store`, inside the transaction that
+    """Finished games' analyses were stored (`analysis.store`, inside the transaction that
     stored them): what is made from an analysis follows (the puzzles)."""
 
     game_ids: tuple[int, ...]
@@ -91,6 +91,26 @@ def unsubscribe[Event](event_type: type[Event], handler: Callable[[Event], None]
 def publish(event: object) -> None:
     for handler in _subscribers.get(type(event), ()):
         handler(event)
+
+
+@dataclass(frozen=True)
+class Notice:
+    """What a person is told on their open pages: a sentence, and maybe a link with its words."""
+
+    text: str
+    link: str = ""
+    link_text: str = ""
+
+
+@dataclass(frozen=True)
+class PersonNotified:
+    """Tell a person something on every page they have open (an invitation, a friend's answer, a seat
+    freed), published inside the transaction that caused it: the notifications send it after the
+    commit. `notice()` is called once in each of the site's languages, with that language active, so
+    every page shows it in its own."""
+
+    user_id: int
+    notice: Callable[[], Notice]
 
 
 @dataclass(frozen=True)

@@ -109,7 +109,7 @@ class Game(models.Model):
             # The clock's sweep for games in play whose shared window has ended (the finished ones, which
             # pile up, are never read by it).
             models.Index(fields=["status", "shared_until"], name="game_status_shared_until"),
-            # The clock's sweep for the games that finished lately, to analyse (review.services).
+            # The clock's sweep for the games that finished lately, to analyse (analysis.services).
             models.Index(fields=["finished_at"], name="game_finished_at"),
         ]
 
@@ -435,7 +435,7 @@ class SeatLink(models.Model):
 
 
 class CacheVersion(models.Model):
-    """The version of something the pages cache (`dicegame.versions`): bumped in the transaction that
+    """The version of something the pages cache (`core.versions`): bumped in the transaction that
     changes it, named in the key of every cached value computed from it."""
 
     name = models.CharField(max_length=64, primary_key=True)

@@ -9,7 +9,7 @@ from django.utils.formats import number_format
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
-from dicegame import charts
+from core import charts
 from dicegame.models import Game
 from fairplay import model as M
 from fairplay.models import FEEDER_LOSSES, FEEDER_SHARE, FEEDERS, REFUND_WINDOW, Case, GameSignals

@@ -17,8 +17,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import Profile
-from dicegame import events, versions
-from dicegame.analysis_store import ReviewError, analysis_for
+from analysis.store import ReviewError, analysis_for
+from core import versions
+from dicegame import events
 from dicegame.models import Game, Player, Turn
 from fairplay import model as M
 from fairplay import positions

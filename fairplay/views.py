@@ -9,8 +9,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import Profile
+from core.http import int_field
 from dicegame.errors import GameActionError
-from dicegame.http import int_field
 from dicegame.models import Game
 from fairplay import selectors, services
 

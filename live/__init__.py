@@ -7,6 +7,6 @@
 - `protocol`: what a game socket may send; `limits`: how often, and how many sockets
 - `echo`: the benchmarks' bare consumer
 
-The sockets themselves are the web's (`dicegame.web.consumers`); rooms and seats are play's
+The sockets themselves are the web's (`live.consumers`); rooms and seats are play's
 (`dicegame.play.rooms`); the production server is `penta.server`.
 """

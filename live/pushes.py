@@ -21,8 +21,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import translation
 
-from dicegame import courier, events
-from dicegame.courier import Message, game_group
+from core import courier
+from core.courier import Message, game_group
+from dicegame import events
 from dicegame.models import Game, Player, Turn
 from dicegame.screen.regions import game_status, live_update
 from dicegame.screen.state import CHANGE_REGIONS, board_state
@@ -62,7 +63,7 @@ def _push_committed(game: Game) -> None:
     try:
         messages = push_messages(game, change)
         if messages:
-            # Rendered and handed over: the end of the push's "applied" stage (dicegame.metrics).
+            # Rendered and handed over: the end of the push's "applied" stage (core.metrics).
             handed_at = time.time()
             for _how, _where, event in messages:
                 event["handed_at"] = handed_at
@@ -127,7 +128,7 @@ def render_board(state, seat: Player | None, language: str, regions: frozenset =
 def _event(game: Game, html: str, partial: bool) -> dict:
     # `partial`: only the regions the change can alter; a screen that missed a version can't use it.
     # `acted_at`: when the server took the action that made it (None for the clock's own changes), for
-    # the operators' figure of the time from an action to its push written (dicegame.metrics).
+    # the operators' figure of the time from an action to its push written (core.metrics).
     return {
         "type": "game.push",
         "version": game.version,

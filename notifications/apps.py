@@ -11,8 +11,9 @@ class NotificationsConfig(AppConfig):
         # Imported here: an app's modules load once every app's models have.
         from dicegame import events
         from dicegame.play import sweeper
-        from notifications import services
+        from notifications import notices, services
 
+        events.subscribe(events.PersonNotified, notices.on_person_notified)
         events.subscribe(events.TurnStarted, services.on_turn_started)
         events.subscribe(events.GameFinished, services.on_game_finished)
         # Apart from the games' own sweep: a slow push service or mail server never delays the clock.

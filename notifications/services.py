@@ -28,13 +28,14 @@ from django.utils.timesince import timeuntil
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from dicegame import courier, events, metrics, notices
+from core import courier, metrics
+from dicegame import events
 from dicegame.errors import GameActionError
 from dicegame.models import Game, Player, Turn
 from dicegame.play.selectors import games_waiting_for
 from dicegame.rules import days
 from dicegame.rules.turn import REMINDER_SHARE
-from notifications import push
+from notifications import notices, push
 from notifications.models import MailSettings, Notification, PushDelivery, PushSubscription
 
 logger = logging.getLogger(__name__)

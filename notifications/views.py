@@ -17,8 +17,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from core.http import message_response
 from dicegame.errors import GameActionError
-from dicegame.http import message_response
 from notifications import selectors, services
 from notifications.devices import device_name
 from notifications.vapid import application_server_key

@@ -14,19 +14,25 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from dicegame.play.sweeper import ClockMiddleware  # noqa: E402
-from dicegame.web.routing import websocket_urlpatterns  # noqa: E402
 from live.limits import HandshakeLimit  # noqa: E402
+from penta.routing import websocket_urlpatterns  # noqa: E402
 
-application = ClockMiddleware(
-    ProtocolTypeRouter(
-        {
-            "http": django_asgi_app,
-            "websocket": HandshakeLimit(
-                AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
-            ),
-        }
+
+def build(routes: list) -> ClockMiddleware:
+    """The site with these WebSocket routes (the benchmarks' server adds its bare consumers)."""
+    return ClockMiddleware(
+        ProtocolTypeRouter(
+            {
+                "http": django_asgi_app,
+                "websocket": HandshakeLimit(
+                    AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(routes)))
+                ),
+            }
+        )
     )
-)
+
+
+application = build(websocket_urlpatterns)
 
 # Everything loaded so far (Django, the apps, the templates' modules: some 140,000 objects) lives as long as
 # the process: moved out of the garbage collector's sight, a full collection scans only what requests made

@@ -13,8 +13,8 @@ from django.utils.translation import gettext as _
 from django_htmx.middleware import HtmxDetails
 
 from accounts.selectors import DEFAULT_TIME_ZONE, TIME_ZONE_COOKIE, time_zone_of, valid_time_zone
-from dicegame import metrics
-from dicegame.http import message_response
+from core import metrics
+from core.http import message_response
 
 HEALTHZ_PATH = "/healthz/"
 
@@ -70,7 +70,7 @@ METRICS_PATH = "/metrics"
 
 
 class MetricsMiddleware:
-    """`GET /metrics` (Prometheus's text format, `dicegame.metrics`) for a scraper on the host or the
+    """`GET /metrics` (Prometheus's text format, `core.metrics`) for a scraper on the host or the
     private network: only a direct connection from an address of PENTA_METRICS_ALLOWED (loopback by
     default) that did not come through the proxy (the proxy always sets X-Forwarded-For). Anyone else
     gets the site's own 404. Early in MIDDLEWARE, like the health check: a scraper addresses the process

@@ -7,7 +7,7 @@ synchronous, as all of Penta's are (the sockets are Channels consumers, not view
 - It runs a request's sync work in a thread made for that request (an executor of its own, shut
   down at the end). A database connection belongs to its thread, so every request opened a new one
   (SQLite: a connection and its PRAGMAs; CONN_MAX_AGE could never apply) and compiled the turn
-  flow's statements again (dicegame.prepared keeps them per connection): a quarter of the
+  flow's statements again (core.prepared keeps them per connection): a quarter of the
   process's CPU on a solo action (py-spy, `bench/solo_game.py`), on top of starting and joining the
   thread.
 - It builds the middleware chain for async: the middleware that are async-capable run on the event

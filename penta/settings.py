@@ -54,9 +54,11 @@ INSTALLED_APPS = [
     "django_htmx",
     "channels",
     "axes",
+    "core",
     "accounts",
     "live",
     "dicegame",
+    "analysis",
     "review",
     "feedback",
     "daily",
@@ -242,7 +244,7 @@ if CACHE_URL:
         }
     }
 else:
-    # The versioned values and fragments of the pages live here too (dicegame.versions): Django's default
+    # The versioned values and fragments of the pages live here too (core.versions): Django's default
     # of 300 entries evicted them while fifty people read their pages, and they were worked out again.
     CACHES = {
         "default": {
@@ -401,6 +403,7 @@ PENTA_PACKAGES = [
     "dicegame",
     "accounts",
     "live",
+    "analysis",
     "review",
     "daily",
     "feedback",
@@ -470,7 +473,3 @@ PENTA_WIN_BAR_ASKS_PER_MINUTE = int(os.environ.get("PENTA_WIN_BAR_ASKS_PER_MINUT
 # accounts.services.notice_quota_take) within an hour: in all, and to any one person.
 PENTA_NOTICES_PER_HOUR = int(os.environ.get("PENTA_NOTICES_PER_HOUR", "30"))
 PENTA_NOTICES_PER_PERSON_HOUR = int(os.environ.get("PENTA_NOTICES_PER_PERSON_HOUR", "5"))
-# Benchmark only: route ws/echo/ (a bare echo consumer) for the server bench/live_games.py starts.
-PENTA_BENCH_ECHO = env_bool("PENTA_BENCH_ECHO", False)
-# Benchmark only: the file of the board the relay baseline sends (live.echo.RelayConsumer).
-PENTA_BENCH_RELAY_BOARD = os.environ.get("PENTA_BENCH_RELAY_BOARD", "")

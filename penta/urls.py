@@ -1,10 +1,7 @@
 """The root URLs: each app's own, under its namespace."""
 
-from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
-
-from dicegame.web import views
 
 urlpatterns = [
     path("", include(("dicegame.web.urls", "dicegame"))),
@@ -20,8 +17,3 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]
-
-if settings.PENTA_BENCH_ECHO:
-    # The benchmarks' baseline: a view that does nothing, through the whole middleware stack as every
-    # action goes (/healthz/ is answered before the stack).
-    urlpatterns.append(path("bench/bare/", views.healthz))

@@ -2,7 +2,7 @@
 
 A puzzle is a position (sheet, dice, rolls left) stored once however many games reached it
 (`key`); each game's turn that reached it with a large loss is a `PuzzleSource`. Puzzles and people
-have Glicko-2 ratings (`dicegame.rules.glicko2`); a person's first attempt at a puzzle (`Attempt`, one per
+have Glicko-2 ratings (`ratings.glicko2`); a person's first attempt at a puzzle (`Attempt`, one per
 puzzle and person) moves both, later attempts are practice. An attempt is rated only if the puzzle's
 answer was never shown to that account nor in that browser (`PuzzleReveal`)."""
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from django.db.models import Count, F, Q
 from django.db.models.functions import Abs
 
-from dicegame import versions
-from dicegame.prepared import PreparedSelect
+from core import versions
+from core.prepared import PreparedSelect
 from puzzles.models import (
     SHOWN_IN_BROWSER,
     SHOWN_TO_ACCOUNT,
@@ -38,7 +38,7 @@ def valid_theme(theme: str | None) -> bool:
 
 
 # The puzzles' index reads these on every view of a logged-in person: each compiled once per connection
-# (dicegame.prepared; the joins and subqueries of the own puzzles' count cost 0.7 ms to compile, against
+# (core.prepared; the joins and subqueries of the own puzzles' count cost 0.7 ms to compile, against
 # 0.06 ms for SQLite to answer). The samples: ids and a device mark no other parameter can equal.
 _RATING = PreparedSelect(
     lambda user_id: PuzzleRating.objects.filter(user_id=user_id).order_by("pk")[:1], (-7_091_931,)
@@ -136,7 +136,7 @@ class Stats:
 
 def pool_counts() -> tuple[int, dict[str, int]]:
     """(puzzles in the pool, puzzles per theme): one query, once per change of the pool
-    (`dicegame.versions`)."""
+    (`core.versions`)."""
 
     def compute() -> tuple[int, dict[str, int]]:
         counts = Puzzle.objects.aggregate(

@@ -14,9 +14,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils.translation import gettext as _
 
-from dicegame import events, versions
+from core import versions
+from dicegame import events
 from dicegame.models import Game, GameAnalysis
-from dicegame.rules.glicko2 import Rating, rate
 from dicegame.rules.scoring import Box
 from dicegame.strategy import Strategy
 from dicegame.strategy import analysis as A
@@ -32,6 +32,7 @@ from puzzles.models import (
     PuzzleReveal,
     PuzzleSource,
 )
+from ratings.glicko2 import Rating, rate
 
 # The daily puzzle is drawn from the puzzles whose best choice is at least this far ahead of the second
 # (the whole site plays it: no room for argument), or from the whole pool while there are none.

@@ -11,7 +11,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from dicegame.rules import glicko2
+from ratings import glicko2
 
 # Above this deviation a rating is marked provisional ("?"): a newcomer starts at 350 and gets below it
 # after about a dozen pairwise results against settled players.

@@ -10,7 +10,7 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from dicegame import charts, versions
+from core import charts, versions
 from ratings.models import PROVISIONAL_RD, PlayerRating, RatingChange, RatingRefund
 
 HISTORY_POINTS = 200  # the chart shows the last 200 rated games
@@ -87,7 +87,7 @@ class PlayerSection:
 
 def player_section(*, user_id: int, current=None) -> PlayerSection:
     """The rating section of a player page, worked out once per version of the person (a rated game
-    finished, a refund: `dicegame.versions`) and language; `current`: the versions the page read."""
+    finished, a refund: `core.versions`) and language; `current`: the versions the page read."""
 
     def compute() -> PlayerSection:
         changes = rating_history(user_id=user_id)

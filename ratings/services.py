@@ -28,10 +28,11 @@ from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from dicegame import events, versions
+from core import versions
+from dicegame import events
 from dicegame.models import Game, Player, Turn
 from dicegame.records import STAND_IN_TURN_LIMIT, seat_left
-from dicegame.rules import glicko2
+from ratings import glicko2
 from ratings.models import PROVISIONAL_RD, PlayerRating, RatingChange, RatingRefund
 
 # A person who forfeits having played fewer than this many of their own turns (the computer played the

@@ -1,7 +1,6 @@
 """Reviewing past games, one module per concern (import from the module, not from here):
 
-- `records`: which games count for a person's records (stand-in turns, local games, leaving);
-- `analysis_store`: a finished game's analysis, computed once and stored (`GameAnalysis`);
+- the stored analysis each page reads is `analysis.store`; which games count is `dicegame.records`;
 - `replay`: the review page of one game (step-by-step replay, sheets, charts);
 - `stats`: a player's statistics and head-to-head records;
 - `leaderboards`: the boards among friends and site-wide;

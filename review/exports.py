@@ -12,7 +12,7 @@ from django.utils import translation
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from dicegame.analysis_store import ReviewError, analysis_for, completed_turns
+from analysis.store import ReviewError, analysis_for, completed_turns
 from dicegame.models import Game, Player
 from dicegame.records import counts_for_records, seat_left, stand_in_turns
 from dicegame.rules.days import day_end

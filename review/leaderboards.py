@@ -12,7 +12,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from accounts.selectors import off_board_sets, opted_in_ids
-from dicegame import versions
+from core import versions
 from dicegame.models import Game, Player
 from dicegame.records import counted_seats
 from dicegame.strategy import analysis as A
@@ -65,7 +65,7 @@ def leaderboards(*, user_ids, viewer_id: int | None) -> list[Board]:
     (ids: the viewer and their friends), over the games that count for records (`dicegame.records`: no
     hints, not local, the computer played at most STAND_IN_TURN_LIMIT of the person's turns).
 
-    Worked out once per change of any of these people's games (their versions, `dicegame.versions`)
+    Worked out once per change of any of these people's games (their versions, `core.versions`)
     or of who is off the boards, per language, and shared by whoever asks for the same people; the
     viewer's own rows are marked at each view."""
     ids = sorted({uid for uid in user_ids if uid is not None})
@@ -75,7 +75,7 @@ def leaderboards(*, user_ids, viewer_id: int | None) -> list[Board]:
 
 def site_leaderboards(*, viewer_id: int | None) -> list[Board]:
     """The same boards among everyone who opted in to the site-wide boards: worked out once per finished
-    game of anyone, analysis, rating refund or change of who shows on the boards (`dicegame.versions`),
+    game of anyone, analysis, rating refund or change of who shows on the boards (`core.versions`),
     and shared by every viewer."""
     return _boards("site", opted_in_ids(), [versions.SITE, versions.PEOPLE], viewer_id)
 

@@ -9,7 +9,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from dicegame import charts
+from core import charts
 from dicegame.labels import box_label, keep_label
 from dicegame.models import Game, GameAnalysis, Player
 from dicegame.records import counts_for_records

@@ -22,11 +22,11 @@ from django.utils.translation import gettext as _
 
 from accounts.models import Profile
 from accounts.selectors import are_friends
-from dicegame import charts, versions
-from dicegame.analysis_store import analyse_pending
+from analysis.store import analyse_pending
+from core import charts, versions
+from core.prepared import PreparedSelect
 from dicegame.labels import box_label
 from dicegame.models import Game, Player
-from dicegame.prepared import PreparedSelect
 from dicegame.records import AT_TABLE, COUNTS, counted_seats, counts_for_records, stand_in_turns
 from dicegame.rules.scoring import UPPER_BONUS_THRESHOLD, UPPER_BOXES, Box
 from dicegame.strategy import analysis as A
@@ -59,7 +59,7 @@ def player_visible(*, viewer_id: int | None, target, opted_in: bool | None = Non
     return viewer_id is not None and are_friends(a=viewer_id, b=target.pk)
 
 
-# Asked on every view of the leaderboards: compiled once per connection (dicegame.prepared).
+# Asked on every view of the leaderboards: compiled once per connection (core.prepared).
 _OPTED_IN = PreparedSelect(
     lambda user_id: (
         Profile.objects.filter(user_id=user_id, leaderboard_opt_in=True).only("pk").order_by()[:1]
@@ -144,7 +144,7 @@ class PlayerStats:
     loss: float | None = None  # average loss per decision over the analysed games
     decisions: int = 0
     counts: dict[str, int] = field(default_factory=dict)
-    key: str = ""  # what names the player's cached figures (dicegame.versions adds their version)
+    key: str = ""  # what names the player's cached figures (core.versions adds their version)
     fragment: versions.Fragment | None = None  # where the page's markup of them is cached
 
     @property
@@ -161,7 +161,7 @@ def player_stats(*, user_id: int, catch_up: int = STATS_CATCH_UP, current=None) 
     finished games have no analysis yet, a fixed number more to analyse up to `catch_up` of the newest).
 
     The statistics change only when a game of the player finishes or is analysed: they are worked out
-    once per version of the player (`dicegame.versions`; `current`, when the caller has read it) and
+    once per version of the player (`core.versions`; `current`, when the caller has read it) and
     cached, so a repeated view reads no game. `key` names them (head to head and the recent games are
     cached under it too)."""
     names = [versions.user(user_id)]
@@ -187,7 +187,7 @@ def player_stats(*, user_id: int, catch_up: int = STATS_CATCH_UP, current=None) 
         stats.fragment = versions.fragment(base, current)
         return stats
 
-    # Shared by the requests that read it (dicegame.versions): not to be changed after this.
+    # Shared by the requests that read it (core.versions): not to be changed after this.
     return versions.cached(base, names, compute, versions=current)
 
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from dicegame import converters  # noqa: F401  (registers the id path converter)
+from core import converters  # noqa: F401  (registers the id path converter)
 from review import views as views
 
 urlpatterns = [

@@ -17,9 +17,11 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.selectors import friend_ids
 from accounts.services import profile_set_leaderboard_opt_in
-from dicegame import analysis_store, records, versions
+from analysis import store as analysis_store
+from core import versions
+from core.http import message_response
+from dicegame import records
 from dicegame.actors import actor_from_request
-from dicegame.http import message_response
 from dicegame.models import Game
 from dicegame.play import selectors
 from dicegame.strategy import analysis as A

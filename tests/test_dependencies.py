@@ -17,9 +17,11 @@ from packaging.version import Version
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 # Our own top-level packages and the modules bench/ and tests/ import from beside themselves.
-OURS = {p.name for p in ROOT.iterdir() if (p / "__init__.py").exists()} | {
-    p.stem for p in (ROOT / "bench").glob("*.py")
-}
+OURS = (
+    {p.name for p in ROOT.iterdir() if (p / "__init__.py").exists()}
+    | {"bench"}
+    | {p.stem for p in (ROOT / "bench").glob("*.py")}
+)
 
 
 def _requirements(group: str | None) -> list[Requirement]:

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from dicegame import courier
+from core import courier
 from tournaments import markup, rounds, selectors
 from tournaments.models import StandingsChange, Tournament
 

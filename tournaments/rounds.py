@@ -16,7 +16,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from dicegame import events, play, versions
+from core import versions
+from dicegame import events, play
 from dicegame.models import Game
 from dicegame.rules import days, dice
 from dicegame.strategy import Strategy

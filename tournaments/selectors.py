@@ -17,7 +17,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
 from accounts.selectors import friend_ids, off_board_ids
-from dicegame.charts import bar_chart
+from core.charts import bar_chart
 from dicegame.models import Game, Player
 from dicegame.rules.share import share_symbols
 from tournaments import scoring

@@ -29,7 +29,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.selectors import friend_ids
-from dicegame import notices, play
+from dicegame import events, play
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError
 from dicegame.models import Game
@@ -136,16 +136,16 @@ def tournament_create(
         # The maker's friends are invited: a live notice on any page they have open (the tournament is
         # listed for them anyway, under "Open for entry").
         for friend_id in friend_ids(user_id=user.pk):
-            transaction.on_commit(partial(notices.notify_user, friend_id, partial(_invitation, t, user)))
+            events.publish(events.PersonNotified(friend_id, partial(_invitation, t, user)))
     return t
 
 
-def _invitation(t: Tournament, user) -> str:
+def _invitation(t: Tournament, user) -> events.Notice:
     text = _("%(name)s invites you to the tournament “%(title)s”.") % {
         "name": user.get_username(),
         "title": t.title,
     }
-    return notices.notice_html(text, reverse("tournaments:detail", args=[t.pk]), _("Open"))
+    return events.Notice(text, reverse("tournaments:detail", args=[t.pk]), _("Open"))
 
 
 # -- entering, leaving, withdrawing ------------------------------------------------------------------------

@@ -18,8 +18,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from core.http import int_field, message_response
 from dicegame.errors import GameActionError
-from dicegame.http import int_field, message_response
 from tournaments import lists, markup, rounds, selectors, services
 from tournaments.models import MAX_ENTRANTS, MAX_ROUNDS, MIN_ENTRANTS, MIN_ROUNDS, Tournament
 

@@ -38,7 +38,8 @@ from django.db import close_old_connections, connections
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from dicegame import courier, events
+from core import courier
+from dicegame import events
 from dicegame.models import Game, Player, Turn
 from dicegame.strategy.winprob import SeatPosition
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from django.db import IntegrityError
 from django.utils.translation import gettext as _
 
-from dicegame import charts
+from core import charts
 from dicegame.labels import box_label
 from dicegame.models import Game, Player, Turn
 from dicegame.rules.scoring import Box, Scoresheet

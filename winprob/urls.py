@@ -1,6 +1,6 @@
 from django.urls import path
 
-from dicegame import converters  # noqa: F401  (registers the id path converter)
+from core import converters  # noqa: F401  (registers the id path converter)
 
 from . import views
 

@@ -19,8 +19,8 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from core.http import game_url, message_response
 from dicegame.actors import actor_from_request
-from dicegame.http import game_url, message_response
 from dicegame.models import Game, Player, Turn
 from dicegame.play import selectors
 

@@ -9,9 +9,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.selectors import friend_ids
+from core import versions
 from daily import selectors, services, standings
 from daily.models import DailyAttempt
-from dicegame import versions
 from dicegame.actors import actor_from_request
 
 register = template.Library()

@@ -1,4 +1,4 @@
-# The versions of what the pages cache (dicegame.versions); the people and the daily challenge's days
+# The versions of what the pages cache (core.versions); the people and the daily challenge's days
 # already there get theirs, so their pages are cached from the start.
 
 import time

@@ -14,7 +14,9 @@ from collections.abc import Callable
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from dicegame import events, metrics
+from core import metrics
+from core.prepared import save_fields
+from dicegame import events
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
 from dicegame.labels import box_label
@@ -22,7 +24,6 @@ from dicegame.models import Game, Turn
 from dicegame.play import moves
 from dicegame.play.clock import settle_locked
 from dicegame.play.kernel import announce, check_active, current_turn, lock_bump_and_read
-from dicegame.prepared import save_fields
 from dicegame.rules.scoring import Box
 from dicegame.rules.turn import MAX_ROLLS
 
@@ -41,7 +42,7 @@ def _act(
 
     Two SQL statements for a roll, a hold or a choice on PostgreSQL (the lock with the new version, the
     seats and the turn in one; the turn's update), four on SQLite: the hot path of every live game.
-    `kind` names the action for the operators' metrics (`dicegame.metrics`)."""
+    `kind` names the action for the operators' metrics (`core.metrics`)."""
     started = time.time()
     try:
         game = _act_locked(game_id, actor, turn_number, rolls_seen, action, change, started)

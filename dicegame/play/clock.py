@@ -15,7 +15,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from dicegame import metrics
+from core import metrics
 from dicegame.models import Game, Turn
 from dicegame.play.finish import end_as_it_stands
 from dicegame.play.kernel import bot_pace, bump, current_turn

@@ -20,15 +20,15 @@ from django.db import connection
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from core.prepared import PreparedLockAndRead, PreparedSelect, PreparedUpdateReturning
 from dicegame import events
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
 from dicegame.models import Game, Player, Turn
-from dicegame.prepared import PreparedLockAndRead, PreparedSelect, PreparedUpdateReturning
 from dicegame.rules.turn import RATED_TURN_SECONDS
 
 
-# The statements of every action, compiled once (dicegame.prepared).
+# The statements of every action, compiled once (core.prepared).
 # A person's action: a new version, and the time a person last moved (a correspondence game that nobody
 # moves in for long ends as it stands: Game.closes_at).
 def _bump_sql(q) -> str:

@@ -22,7 +22,8 @@ from django.utils.translation import gettext as _
 from accounts.models import SentNotice
 from accounts.selectors import are_friends, friends_of
 from accounts.services import NoticeLimited, notice_quota_take
-from dicegame import notices, versions
+from core import versions
+from dicegame import events
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
 from dicegame.labels import bot_name
@@ -206,15 +207,15 @@ def seat_link_request(*, user: AbstractBaseUser, game_id: int, seat: int, userna
 def _notify_after_commit(user_id: int, from_name: str) -> None:
     """A live notice on any page the friend has open, in that page's language."""
 
-    def notice() -> str:
-        return notices.notice_html(
+    def notice() -> events.Notice:
+        return events.Notice(
             _("%(name)s asks you to confirm a column of a game played on their device.")
             % {"name": from_name},
             reverse("dicegame:history"),
             _("My games"),
         )
 
-    transaction.on_commit(lambda: notices.notify_user(user_id, notice))
+    events.publish(events.PersonNotified(user_id, notice))
 
 
 def seat_link_answer(*, user: AbstractBaseUser, link_id: int, accept: bool) -> SeatLink:

@@ -9,12 +9,12 @@ from django.conf import settings
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from core.prepared import save_fields
 from dicegame.errors import GameActionError
 from dicegame.labels import box_label
 from dicegame.models import Game, Turn
 from dicegame.play.finish import finish
 from dicegame.play.kernel import start_turn
-from dicegame.prepared import save_fields
 from dicegame.rules import dice
 from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.rules.turn import MAX_ROLLS, QUESTION_HOLD_SECONDS, ROUNDS

@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from accounts.models import SentNotice
 from accounts.selectors import are_friends
 from accounts.services import NoticeLimited, notice_quota_take
-from dicegame import notices
+from dicegame import events
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
 from dicegame.labels import bot_name
@@ -200,22 +200,19 @@ def room_invite(*, game_id: int, actor: Actor, username: str) -> Invitation:
         invitation.status = Invitation.Status.PENDING
         invitation.save(update_fields=["status"])
     bump(game)
-    transaction.on_commit(lambda: _notify_invitation(invitation))
+    events.publish(events.PersonNotified(invitation.to_user_id, partial(_invitation_notice, invitation)))
     return invitation
 
 
-def _notify_invitation(invitation: Invitation) -> None:
-    def notice() -> str:
-        name = {"name": invitation.from_user.username}
-        if invitation.game.rated:
-            text = _("%(name)s invites you to a rated game of Penta.") % name
-        else:
-            text = _("%(name)s invites you to a game of Penta.") % name
-        if invitation.game.is_correspondence:
-            text = f"{text} {invitation.game.pace_label}."
-        return notices.notice_html(text, f"/games/{invitation.game_id}/", _("Open the game"))
-
-    notices.notify_user(invitation.to_user_id, notice)
+def _invitation_notice(invitation: Invitation) -> events.Notice:
+    name = {"name": invitation.from_user.username}
+    if invitation.game.rated:
+        text = _("%(name)s invites you to a rated game of Penta.") % name
+    else:
+        text = _("%(name)s invites you to a game of Penta.") % name
+    if invitation.game.is_correspondence:
+        text = f"{text} {invitation.game.pace_label}."
+    return events.Notice(text, f"/games/{invitation.game_id}/", _("Open the game"))
 
 
 def _seat(game: Game, user_id: int, name: str) -> Player:
@@ -303,16 +300,13 @@ def room_cancel(*, game_id: int, actor: Actor) -> Game:
         .exclude(user_id=actor.user_id)
         .values_list("user_id", flat=True)
     ):
-        transaction.on_commit(partial(_notify_cancelled, user_id, game.pk, host))
+        events.publish(events.PersonNotified(user_id, partial(_cancelled_notice, game.pk, host)))
     return game
 
 
-def _notify_cancelled(user_id: int, game_id: int, host: str) -> None:
-    notices.notify_user(
-        user_id,
-        lambda: notices.notice_html(
-            _("%(name)s cancelled game %(id)s before it started.") % {"name": host, "id": game_id}
-        ),
+def _cancelled_notice(game_id: int, host: str) -> events.Notice:
+    return events.Notice(
+        _("%(name)s cancelled game %(id)s before it started.") % {"name": host, "id": game_id}
     )
 
 
@@ -352,17 +346,12 @@ def room_remove_seat(*, game_id: int, actor: Actor, seat: int) -> None:
             defaults={"status": Invitation.Status.REMOVED},
             create_defaults={"from_user_id": actor.user_id, "status": Invitation.Status.REMOVED},
         )
-        transaction.on_commit(partial(_notify_removed, removed_user_id, game.pk, actor.name))
+        events.publish(events.PersonNotified(removed_user_id, partial(_removed_notice, game.pk, actor.name)))
     bump(game)
 
 
-def _notify_removed(user_id: int, game_id: int, host: str) -> None:
-    notices.notify_user(
-        user_id,
-        lambda: notices.notice_html(
-            _("%(name)s removed you from game %(id)s.") % {"name": host, "id": game_id}
-        ),
-    )
+def _removed_notice(game_id: int, host: str) -> events.Notice:
+    return events.Notice(_("%(name)s removed you from game %(id)s.") % {"name": host, "id": game_id})
 
 
 @transaction.atomic

@@ -17,9 +17,9 @@ from django.http import Http404
 from django.utils.translation import gettext as _
 
 from accounts.selectors import friend_ids
+from core.prepared import PreparedSelect
 from dicegame.actors import Actor
 from dicegame.models import Game, Invitation, Player, Turn
-from dicegame.prepared import PreparedSelect
 from dicegame.records import counts_for_records, seat_left, stand_in_turns
 from dicegame.rules.scoring import UPPER_BONUS_THRESHOLD, Box
 
@@ -268,7 +268,7 @@ def games_waiting_for(*, user_id: int) -> list[Waiting]:
 
 
 # The header's count is on every page of a logged-in person: its three-table query is compiled to SQL
-# once per connection (dicegame.prepared), which was most of its 0.8 ms. (The sample: an id no
+# once per connection (core.prepared), which was most of its 0.8 ms. (The sample: an id no
 # other parameter of the query can equal.)
 _WAITING = PreparedSelect(lambda user_id: _waiting_turns(user_id).only("pk").order_by(), (-7_091_931,))
 

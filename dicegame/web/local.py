@@ -16,9 +16,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from core.http import int_field, message_response
 from dicegame.actors import actor_from_request
 from dicegame.errors import GameActionError
-from dicegame.http import int_field, message_response
 from dicegame.play import local
 from dicegame.play.local import MAX_SEATS, NAME_MAX_LENGTH, SeatSpec
 from dicegame.web.views import STRENGTH_CHOICES

@@ -14,9 +14,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from core.http import game_url, int_field, message_response
 from dicegame.actors import actor_from_request
 from dicegame.errors import GameActionError
-from dicegame.http import game_url, int_field, message_response
 from dicegame.models import Game
 from dicegame.play import rooms
 from dicegame.web.views import game_action

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from dicegame import converters  # noqa: F401  (registers the id and index path converters)
+from core import converters  # noqa: F401  (registers the id and index path converters)
 from dicegame.web import local as local_views
 from dicegame.web import pwa, views
 from dicegame.web import rooms as room_views

@@ -21,10 +21,10 @@ from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from core.http import game_url, int_field, message_response
 from dicegame import events, play
 from dicegame.actors import Actor, actor_from_request
 from dicegame.errors import GameActionError
-from dicegame.http import game_url, int_field, message_response
 from dicegame.labels import correspondence_rule, move_time_label
 from dicegame.models import Game
 from dicegame.play import lobby, local, selectors

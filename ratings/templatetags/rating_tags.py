@@ -9,7 +9,7 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
-from dicegame import versions
+from core import versions
 from ratings import selectors
 from ratings.models import PROVISIONAL_RD
 from ratings.services import rating_rule

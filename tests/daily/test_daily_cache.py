@@ -1,4 +1,4 @@
-"""The daily's pages are cached per change of what they show (`dicegame.versions`), and a change shows at
+"""The daily's pages are cached per change of what they show (`core.versions`), and a change shows at
 once: an attempt finished or started on the day's page, someone marked or cleared for fair play on its
 boards, a day gone by and an attempt closed late in the all-time table, today's start in the player's
 streak; each viewer's own parts are theirs, in English and in Dutch."""
@@ -12,9 +12,10 @@ import pytest
 
 from accounts.models import Profile
 from accounts.services import profile_set_leaderboard_opt_in
+from core import versions
 from daily import services
 from daily.models import DailySeed
-from dicegame import play, versions
+from dicegame import play
 from dicegame.models import Game, Player
 from dicegame.strategy import computer
 from fairplay import services as fairplay

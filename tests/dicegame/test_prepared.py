@@ -1,12 +1,12 @@
-"""The turn flow's and the header's queries compiled once (dicegame.prepared): a query with
+"""The turn flow's and the header's queries compiled once (core.prepared): a query with
 constants of its own (a choice, a flag, which PostgreSQL inlines and SQLite passes) runs with the
 caller's value where its sample was, and gives the rows the ORM gives."""
 
 import pytest
 from django.db.models.signals import post_init
 
+from core.prepared import PreparedSelect, row_builder
 from dicegame.models import Game, Player
-from dicegame.prepared import PreparedSelect, row_builder
 from tests.support.factories import UserFactory
 from tests.support.games import two_player_game
 

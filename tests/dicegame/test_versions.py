@@ -11,7 +11,8 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
-from dicegame import play, versions
+from core import versions
+from dicegame import play
 from dicegame.models import CacheVersion, Game
 from dicegame.rules import days
 from dicegame.rules.scoring import Box

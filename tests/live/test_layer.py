@@ -9,7 +9,7 @@ import os
 import pytest
 from channels.layers import channel_layers
 
-from dicegame import courier
+from core import courier
 from live.layer import BATCH, LocalFirstPubSubLayer
 from tests.support.environment import require_redis
 

@@ -13,9 +13,9 @@ from django.utils import timezone, translation
 
 from accounts import services
 from accounts.models import Profile
-from dicegame.notices import notice_html, notify_user
 from live import presence
 from live.models import ServerProcess
+from notifications.notices import notice_html, notify_user
 from tests.support.factories import UserFactory
 from tests.support.sockets import open_notice_socket
 

@@ -129,12 +129,12 @@ def test_small_answers_are_left_alone(user_client, user, client):
 # -- WebSocket: permessage-deflate ----------------------------------------------------------------------
 
 
-def start_server(env: dict, log_path: Path) -> tuple[subprocess.Popen, int]:
+def start_server(env: dict, log_path: Path, app: str = ASGI_APP) -> tuple[subprocess.Popen, int]:
     """`python -m penta.server` on a free port, its output in log_path; returns once it listens."""
     port = free_port()
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "penta.server", *("-b", "127.0.0.1", "-p", str(port)), ASGI_APP],
+            [sys.executable, "-m", "penta.server", *("-b", "127.0.0.1", "-p", str(port)), app],
             cwd=ROOT,
             env=env,
             stdout=log,
@@ -177,9 +177,10 @@ def this_database_url() -> str:
 
 @pytest.fixture(scope="module")
 def echo_server(tmp_path_factory):
-    """The entry point with the benchmark's echo route (ws/echo/), which needs no database."""
+    """The entry point serving the benchmarks' application, for its echo route (ws/echo/), which needs no
+    database."""
     log = tmp_path_factory.mktemp("echo-server") / "server.log"
-    process, port = start_server(server_env(PENTA_BENCH_ECHO="true", PENTA_CLOCK_IN_WEB="false"), log)
+    process, port = start_server(server_env(PENTA_CLOCK_IN_WEB="false"), log, app="bench.asgi:application")
     try:
         yield port
     finally:

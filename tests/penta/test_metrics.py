@@ -181,10 +181,10 @@ def test_a_notification_is_counted_by_channel_and_outcome(db):
 def test_with_several_processes_each_answer_adds_them_all_up(tmp_path):
     """Production: PROMETHEUS_MULTIPROC_DIR shared by the web processes and the clock."""
     env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)}
-    count = "from dicegame import metrics; metrics.ACTIONS.labels('roll').inc(3)"
+    count = "from core import metrics; metrics.ACTIONS.labels('roll').inc(3)"
     for _ in range(2):
         subprocess.run([sys.executable, "-c", count], env=env, check=True, cwd=ROOT)
-    show = "from dicegame import metrics; print(metrics.exposition()[0].decode())"
+    show = "from core import metrics; print(metrics.exposition()[0].decode())"
     out = subprocess.run(
         [sys.executable, "-c", show], env=env, check=True, cwd=ROOT, capture_output=True, text=True
     )

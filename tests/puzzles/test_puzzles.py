@@ -10,8 +10,9 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from analysis import store as analysis_store
 from daily import services as daily_services
-from dicegame import analysis_store, play
+from dicegame import play
 from dicegame.models import Game, GameAnalysis, Turn
 from dicegame.rules import days
 from dicegame.rules.scoring import Box
@@ -507,7 +508,7 @@ def test_the_page_has_no_inline_style_or_script(user_client, keep_puzzle):
     assert 'name="csrfmiddlewaretoken"' in html
 
 
-# -- the pool's counts are cached (dicegame.versions) ---------------------------------------------------
+# -- the pool's counts are cached (core.versions) ---------------------------------------------------
 
 
 def grow_pool(person) -> int:

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from dicegame import play
 from dicegame.models import Turn
-from dicegame.rules import glicko2
+from ratings import glicko2
 from ratings.models import PlayerRating, RatingChange
 from tests.support.factories import UserFactory, actor
 from tests.support.games import open_turn, race

@@ -3,7 +3,7 @@ few games a day, a newcomer moves a settled opponent at a quarter, and a marked 
 their losses back, once.
 
 Every game is played through the real services (tests.support.ratings); the expected numbers come from
-`dicegame.rules.glicko2.rate` with the weights the rules give.
+`ratings.glicko2.rate` with the weights the rules give.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dicegame import events
 from dicegame.models import Game, Turn
 from dicegame.play import rooms
 from dicegame.records import seat_left
-from dicegame.rules import glicko2
+from ratings import glicko2
 from ratings.models import PlayerRating, RatingChange, RatingRefund
 from ratings.selectors import discount_notes, rating_of_user, refunds_of
 from ratings.services import (

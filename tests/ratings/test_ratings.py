@@ -1,7 +1,7 @@
 """Rated games move Glicko-2 ratings once, as the pairwise results between the people say.
 
 Every game here is played through the real services (rooms, turns, the clock's settlement); the
-expected ratings are computed with `dicegame.rules.glicko2.rate` from the totals the game ended with.
+expected ratings are computed with `ratings.glicko2.rate` from the totals the game ended with.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dicegame.errors import GameActionError
 from dicegame.models import Game, Turn
 from dicegame.play import rooms
 from dicegame.records import STAND_IN_TURN_LIMIT
-from dicegame.rules import glicko2
+from ratings import glicko2
 from ratings.models import PROVISIONAL_RD, PlayerRating, RatingChange
 from ratings.selectors import rating_of_user
 from ratings.services import NEWCOMER_WEIGHT, game_rate

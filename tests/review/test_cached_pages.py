@@ -1,4 +1,4 @@
-"""The player page and the leaderboards are cached per change of what they show (`dicegame.versions`),
+"""The player page and the leaderboards are cached per change of what they show (`core.versions`),
 and a change shows at once: a finished game, its analysis, a rated game and a refund on the player page;
 a friend's or an opted-in player's game, an opt-in, a marking on the boards. Each viewer's own rows are
 theirs; English and Dutch are cached apart."""
@@ -10,7 +10,8 @@ import re
 import pytest
 
 from accounts.services import profile_set_leaderboard_opt_in
-from dicegame import play, versions
+from core import versions
+from dicegame import play
 from dicegame.models import Game, Player
 from fairplay import services as fairplay
 from fairplay.models import Case
@@ -207,7 +208,7 @@ def test_english_and_dutch_pages_are_cached_apart():
 
 
 def test_the_leaderboards_say_whether_the_viewer_is_on_the_site_wide_boards():
-    """Read for each viewer with a statement compiled once (dicegame.prepared): each gets their own."""
+    """Read for each viewer with a statement compiled once (core.prepared): each gets their own."""
     shy, keen = UserFactory(username="shy"), UserFactory(username="keen")
     profile_set_leaderboard_opt_in(user=keen, on=True)
     site = "/leaderboard/?scope=site"

@@ -17,14 +17,15 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from accounts.models import Friendship
-from dicegame import analysis_store, events, play
+from analysis import services as review_services
+from analysis import store as analysis_store
+from dicegame import events, play
 from dicegame.models import Game, GameAnalysis, Player, Turn
 from dicegame.rules.dice import check_turn
 from dicegame.rules.scoring import Box
 from dicegame.strategy import analysis as A
 from dicegame.strategy import computer
 from review import replay
-from review import services as review_services
 from tests.support import HX
 from tests.support.factories import UserFactory
 from tests.support.games import make_game, place, play_whole_game, roll
@@ -268,7 +269,7 @@ def test_first_review_of_a_game_also_uses_few_queries(user, user_client):
     game = make_game([user, "hard", "medium", "easy"])
     with CaptureQueriesContext(connection) as queries:
         assert user_client.get(f"/games/{game.pk}/review/").status_code == 200
-    assert len(queries) <= 15  # with the players' cache versions moved on (dicegame.versions)
+    assert len(queries) <= 15  # with the players' cache versions moved on (core.versions)
 
 
 def test_history_page_queries_are_bounded(user, user_client, django_assert_max_num_queries):

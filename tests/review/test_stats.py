@@ -8,7 +8,7 @@ import re
 import pytest
 
 from accounts.models import Profile
-from dicegame import charts
+from core import charts
 from dicegame.models import Game, GameAnalysis
 from dicegame.rules import dice
 from dicegame.rules.scoring import Box

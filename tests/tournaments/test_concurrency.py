@@ -14,10 +14,10 @@ from asgiref.sync import async_to_sync, sync_to_async
 from channels.layers import get_channel_layer
 from django.db import connection
 
+from analysis import services as review_services
 from dicegame import events, play
 from dicegame.models import Game, Player
 from puzzles import services as puzzle_services
-from review import services as review_services
 from tests.support.factories import UserFactory, actor
 from tests.support.games import race
 from tests.support.tournaments import near_the_end, round_of, tournament_of

@@ -13,7 +13,7 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.core.management import CommandError, call_command
 
-from dicegame import analysis_store
+from analysis import store as analysis_store
 from dicegame.play import sweeper as game_clock
 from dicegame.strategy import Strategy
 from penta.asgi import application

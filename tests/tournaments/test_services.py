@@ -12,7 +12,8 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 
 from accounts.models import Profile
-from dicegame import events, play, versions
+from core import versions
+from dicegame import events, play
 from dicegame.errors import GameActionError
 from dicegame.models import Game, Player, Turn
 from dicegame.play import sweeper as game_clock

@@ -16,8 +16,8 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from accounts.models import Profile
-from dicegame.notices import event_html, user_group
 from dicegame.play import sweeper as game_clock
+from notifications.notices import event_html, user_group
 from penta.asgi import application
 from tests.support import ORIGIN
 from tests.support.clock import Clock

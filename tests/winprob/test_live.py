@@ -13,8 +13,8 @@ from django.test import Client
 
 from dicegame import play
 from dicegame.models import Game, Turn
-from dicegame.web.consumers import GameConsumer
 from live import pushes
+from live.consumers import GameConsumer
 from live.presence import Opened
 from tests.support.factories import UserFactory, actor, client_for
 from tests.support.games import race, two_player_game

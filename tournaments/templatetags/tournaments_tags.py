@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django import template
 
-from dicegame import versions
+from core import versions
 from tournaments import lists
 from tournaments.models import RoundGame
 

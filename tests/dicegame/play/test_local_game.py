@@ -14,7 +14,6 @@ from dicegame import play
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
 from dicegame.models import Game, Player, SeatLink
-from dicegame.notices import user_group
 from dicegame.play import local, selectors
 from dicegame.play.games import guest_games_claim
 from dicegame.play.local import SeatSpec
@@ -22,6 +21,7 @@ from dicegame.screen.state import board_state
 from dicegame.screen.view import game_board
 from dicegame.strategy import computer
 from live.pushes import render_board
+from notifications.notices import user_group
 from review.leaderboards import leaderboards
 from review.stats import player_stats
 from tests.support import HX

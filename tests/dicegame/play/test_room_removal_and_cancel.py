@@ -5,9 +5,9 @@ import pytest
 from dicegame import play
 from dicegame.errors import GameActionError, GameNotFound
 from dicegame.models import Game, Invitation
-from dicegame.notices import _event
 from dicegame.play import rooms, selectors
 from dicegame.play.lobby import game_invitations_pending
+from notifications.notices import _event
 from tests.support import HX
 from tests.support.factories import UserFactory, actor, befriend, client_for
 from tests.support.games import snapshot
@@ -31,7 +31,7 @@ def notices(monkeypatch):
 
     sent = []
     monkeypatch.setattr(
-        "dicegame.notices.notify_user",
+        "notifications.notices.notify_user",
         lambda user_id, notice: sent.append((user_id, _event(notice)["html"])),
     )
     return sent

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from dicegame import analysis_store
+from analysis import store as analysis_store
 from dicegame.models import GameAnalysis
 from dicegame.rules.dice import check_turn, roll_dice
 from dicegame.rules.scoring import Box, Scoresheet

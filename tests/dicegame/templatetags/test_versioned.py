@@ -7,7 +7,7 @@ import pytest
 from django.template import Context, Template, TemplateSyntaxError
 from django.utils import translation
 
-from dicegame import versions
+from core import versions
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from django.utils import translation
 from accounts.forms import SignupForm
 from accounts.models import FriendRequest, Friendship
 from dicegame.models import Game, Invitation
-from dicegame.web.routing import websocket_urlpatterns
+from penta.routing import websocket_urlpatterns
 from tests.support import HX
 from tests.support.factories import PASSWORD, client_for
 

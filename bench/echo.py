@@ -1,6 +1,6 @@
 """Bare Channels consumers: the baselines of `bench/live_games.py`.
 
-Routed only when the setting PENTA_BENCH_ECHO is on (the benchmark's own server), never in production.
+Routed only by the benchmarks' own server (`bench.asgi`, with `bench.settings`), never in production.
 
 - `EchoConsumer` sends back every text frame: a socket's round trip through one process.
 - `RelayConsumer` is the floor under a live action: a frame received on one process makes a board of a
@@ -26,7 +26,7 @@ class EchoConsumer(AsyncWebsocketConsumer):
 @cache
 def relay_board() -> str:
     """The board the relay sends: a file the bench writes (a real game's `#game`), read once."""
-    path = settings.PENTA_BENCH_RELAY_BOARD
+    path = settings.BENCH_RELAY_BOARD
     return Path(path).read_text() if path else "<section id='game'></section>"
 
 

@@ -83,7 +83,7 @@ async def deliver(messages: list[Message]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    # When they left: a push's "queued" stage ends here, its "transit" begins (dicegame.metrics).
+    # When they left: a push's "queued" stage ends here, its "transit" begins (core.metrics).
     sent_at = time.time()
     for _how, _where, event in messages:
         event["sent_at"] = sent_at

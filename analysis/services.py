@@ -1,4 +1,4 @@
-"""The review's writes: a finished game's analysis is worked out once, soon after its end commits, so its
+"""The analysis's writes: a finished game's analysis is worked out once, soon after its end commits, so its
 review (and the statistics, the daily's figures, the puzzles) open at once.
 
 On a server it is the clock's work (`analyse_finished`, in the clock's loop kept apart from the games'
@@ -6,7 +6,7 @@ sweep: the `run_timers` process in production), never the answer's or the socket
 analysis and its puzzles cost the last confirm some 30-60 ms of CPU, which the person waited for and
 which held the web process from every other request and socket for as long. Plain synchronous code (a
 test, a command: no event loop) analyses at once, after the commit. Either way, a review opened before
-the analysis is stored computes it then (`analysis_store.analysis_for`)."""
+the analysis is stored computes it then (`store.analysis_for`)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ from functools import partial
 from django.db import transaction
 from django.utils import timezone
 
-from dicegame import courier, events
-from dicegame.analysis_store import analyse_pending
+from analysis.store import analyse_pending
+from core import courier
+from dicegame import events
 from dicegame.models import Game
 from dicegame.strategy import analysis as A
 

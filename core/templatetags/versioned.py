@@ -1,5 +1,5 @@
 """{% versioned fragment %}...{% endversioned %}: the markup between, cached under a
-`dicegame.versions.Fragment` (its key names the versions of the data it shows, and the language), so a
+`core.versions.Fragment` (its key names the versions of the data it shows, and the language), so a
 table is rendered once per change of what it shows and shared by the viewers it is the same for."""
 
 from __future__ import annotations

@@ -29,16 +29,17 @@ from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
-from dicegame import metrics, play
+from core import metrics
+from dicegame import play
 from dicegame.actors import GUEST_SESSION_KEY, Actor
 from dicegame.errors import GameActionError
 from dicegame.models import Game
-from dicegame.notices import NOTICE_TEMPLATE, event_html, user_group
 from dicegame.play import lobby, rooms, selectors
 from dicegame.screen.state import board_state
 from dicegame.screen.view import viewer_seat
 from live import limits, presence, protocol, pushes
 from live.db_threads import in_db_thread
+from notifications.notices import NOTICE_TEMPLATE, event_html, user_group
 from winprob import live as winprob_live
 
 CLOSE_LOGIN_REQUIRED = 4401

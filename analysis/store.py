@@ -10,7 +10,8 @@ from collections.abc import Iterable
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
-from dicegame import events, versions
+from core import versions
+from dicegame import events
 from dicegame.models import Game, GameAnalysis, Player, Turn
 from dicegame.strategy import analysis as A
 
@@ -81,7 +82,7 @@ def _store(game: Game, data: dict, people: list[int] | None = None) -> GameAnaly
             obj, created = GameAnalysis.objects.get_or_create(
                 game=game, defaults={"version": A.ANALYSIS_VERSION, "data": data, "summary": summary}
             )
-            if created:  # the people's statistics now count it (dicegame.versions)
+            if created:  # the people's statistics now count it (core.versions)
                 versions.bump(*versions.game_names(game, people))
                 events.publish(events.GamesAnalysed((game.pk,)))
     except IntegrityError:  # a concurrent first view stored it between our get and create
@@ -145,7 +146,7 @@ def analyse_pending(game_ids: list[int]) -> int:
         GameAnalysis.objects.filter(game=row.game).update(
             version=row.version, data=row.data, summary=row.summary
         )
-    # After them: the people's statistics count them from now on (dicegame.versions).
+    # After them: the people's statistics count them from now on (core.versions).
     versions.bump(*changed)
     stored = tuple(row.game.pk for row in fresh + stale)
     if stored:

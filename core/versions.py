@@ -41,9 +41,9 @@ from django.db import connection
 from django.utils import timezone
 from django.utils.translation import get_language
 
+from core.prepared import PreparedSelect
 from dicegame import events
 from dicegame.models import CacheVersion, Game
-from dicegame.prepared import PreparedSelect
 from dicegame.rules import days
 
 SITE = "site"
@@ -93,7 +93,7 @@ def bump(*names: str) -> None:
 
 
 # Every cached page reads its versions: the query is compiled once per connection for each number of
-# names (dicegame.prepared). The samples: names no version has.
+# names (core.prepared). The samples: names no version has.
 _readers: dict[int, PreparedSelect] = {}
 
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dicegame.rules.glicko2 import Rating, rate
+from ratings.glicko2 import Rating, rate
 
 PAPER_PLAYER = Rating(1500.0, 200.0, 0.06)
 PAPER_RESULTS = [(Rating(1400.0, 30.0), 1.0), (Rating(1550.0, 100.0), 0.0), (Rating(1700.0, 300.0), 0.0)]

@@ -1,7 +1,10 @@
 """Live notices to one player, on every page they have open (the ``user_<id>`` channel-layer group).
 
-Every logged-in page holds a notification socket (``NotificationConsumer``); whatever HTML is sent
-here is passed to the page as it is, where the htmx ws extension swaps it in by element id. Use
+Play and the other apps do not call this module: they publish ``events.PersonNotified`` inside their
+transaction, and ``on_person_notified`` sends it after the commit.
+
+Every logged-in page holds a notification socket (``live.consumers.NotificationConsumer``); whatever
+HTML is sent here is passed to the page as it is, where the htmx ws extension swaps it in by element id. Use
 ``notice_html`` for a notice appended to the page's notification area.
 
     notify_user(user_id, lambda: notice_html(_("Ann invites you to a game."), "/games/7/", _("Open")))
@@ -18,14 +21,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from functools import partial
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
+from django.db import transaction
 from django.template.loader import render_to_string
 from django.utils import translation
 
-logger = logging.getLogger("dicegame")
+from dicegame import events
+
+logger = logging.getLogger(__name__)
 
 NOTICE_TEMPLATE = "accounts/friends.html#notice"
 
@@ -85,3 +92,13 @@ def notice_html(
     """
     context = {"text": text, "link": link, "link_text": link_text or link, "error": error}
     return render_to_string(NOTICE_TEMPLATE, context)
+
+
+def on_person_notified(event: events.PersonNotified) -> None:
+    """What play and the apps announce for a person (`events.PersonNotified`): sent after the commit."""
+
+    def render() -> str:
+        said = event.notice()
+        return notice_html(said.text, said.link or None, said.link_text or None)
+
+    transaction.on_commit(partial(notify_user, event.user_id, render))

@@ -1,0 +1,10 @@
+"""Shared infrastructure, no game rules: what several apps use to cache, broadcast, measure and answer.
+
+- `courier`: a process's pushes to the channel layer, after the commit, in order;
+- `versions`: the cache versions of what the pages show, bumped where it changes;
+- `prepared`: statements compiled to SQL once per connection, for the hottest reads;
+- `charts`: SVG charts made as strings;
+- `metrics`: the operators' Prometheus metrics;
+- `http`: the answers every view shares (a refusal's message, htmx or not);
+- `converters`: the URL converters (`id`).
+"""
