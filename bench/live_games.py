@@ -1294,7 +1294,7 @@ def finite(value):
 
 
 def table(results: list[dict]) -> str:
-    """A Markdown table of every phase, to paste into the README."""
+    """A Markdown table of every phase, for docs/performance.md."""
     lines = [
         "| layer | run | K | daphne | samples | median / p99 ms | echo median / p99 ms | actions/s "
         "| CPU ms/action: daphne + clock (PostgreSQL, Redis) | relay median / p99 ms | relay daphne CPU "

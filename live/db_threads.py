@@ -17,9 +17,9 @@ interpreter lock, and the tail grows (K = 200 on loopback: p99 19-51 ms with fou
 one). Where PostgreSQL runs beside the web processes, PENTA_SOCKET_DB_THREADS=1 is the better choice.
 When the event loop runs late it is mostly back from a call that let go of the lock (zlib compressing a
 push, a socket's or Redis's write, epoll) and waiting to take it back from a move's CPU: the loop's many
-short I/O calls queue behind these threads (README, the live bench's row), which no switch interval
+short I/O calls queue behind these threads (docs/performance.md), which no switch interval
 tried (0.2-1 ms) undid. Moves on the loop itself did no better: the loop then waits out their round trips.
-Nor did moves on the loop in greenlets whose database waits hand the loop back (bench/green_moves.py):
+Nor did moves on the loop in greenlets whose database waits hand the loop back (tried, not kept):
 the loop's stalls went, but the tail moved into the moves and their wait for a connection.
 
 Moves of one game still take turns at the game's row lock, as they already did between processes. A

@@ -10,7 +10,7 @@ declines every compression offer; here the factory accepts a client's permessage
 browser makes one, as does the `websockets` client). A client that offers nothing gets plain frames.
 
 A push is 2-12 KB of repetitive HTML; deflated it is about 7 times smaller (a 10.3 KB push: 1.4 KB)
-for some 50 microseconds of CPU (README, "Compressed answers and pushes"). Memory per socket stays
+for some 50 microseconds of CPU (docs/deployment.md, "Compressed answers and pushes"). Memory per socket stays
 modest: every message is compressed with a fresh zlib context (no context takeover), a 4 KB window
 and memLevel 5 (38 KiB while it works, against 262 KiB for zlib's defaults), and the context is let
 go at the end of the message, so an idle socket keeps none. The client is asked to do the same for

@@ -263,7 +263,7 @@ LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "dicegame:history"
 LOGOUT_REDIRECT_URL = "dicegame:home"
 
-# Login throttling (django-axes, see accounts/throttle.py and "Security" in the README): failed logins
+# Login throttling (django-axes, see accounts/throttle.py and docs/security.md): failed logins
 # count per account and per client address in the cache above (Redis when configured, shared by every
 # process; this process's memory otherwise); past a limit within the cool-off, every attempt is refused
 # (429) until the cool-off has passed, the right password too, without hashing any password.

@@ -67,7 +67,7 @@ def game_export(*, game: Game) -> dict:
         }
         if game.dice_key
         else None,
-        "dice_recipe": "HMAC-SHA256(seed, 'penta/v1/{game}/{turn}/{roll}/{die}/{attempt}'), see README",
+        "dice_recipe": "HMAC-SHA256(seed, 'penta/v1/{game}/{turn}/{roll}/{die}/{attempt}'), see docs/fair-dice.md",
         "hints_used": game.hints_used,
         "players": [
             {

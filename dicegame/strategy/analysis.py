@@ -351,7 +351,7 @@ def slot_turn(round_: int, seat: int, seat_count: int) -> int:
 
 def held_positions(dice: Sequence[int], keep: Sequence[int]) -> list[bool]:
     """Which dice the optimal player holds for `keep`: for each kept value, the leftmost dice showing it
-    (the README's rule, so anyone can replay the line)."""
+    (docs/fair-dice.md, so anyone can replay the line)."""
     wanted = {v: list(keep).count(v) for v in set(keep)}
     held = []
     for v in dice:
