@@ -67,7 +67,9 @@ def game_export(*, game: Game) -> dict:
         }
         if game.dice_key
         else None,
-        "dice_recipe": "HMAC-SHA256(seed, 'penta/v1/{game}/{turn}/{roll}/{die}/{attempt}'), see docs/fair-dice.md",
+        "dice_recipe": (
+            "HMAC-SHA256(seed, 'penta/v1/{game}/{turn}/{roll}/{die}/{attempt}'), see docs/fair-dice.md"
+        ),
         "hints_used": game.hints_used,
         "players": [
             {
