@@ -201,7 +201,11 @@ def _may_flag(case: Case) -> bool:
 def _flag(case: Case, reason: str) -> None:
     case.status, case.reason, case.flagged_at = Case.Status.FLAGGED, reason, timezone.now()
     _set_standing(case.user_id, Profile.Standing.REVIEW)
-    logger.info("fair play: flagged account %s (%s, evidence %.1f)", case.user_id, reason, case.evidence)
+    # A warning: the project logs its packages at WARNING (PENTA_LOG_LEVEL), and a flag is news for
+    # staff, not a detail.
+    logger.warning(
+        "fair play: flagged account %s for review (%s, evidence %.1f)", case.user_id, reason, case.evidence
+    )
 
 
 def feeders_of(winner_id: int, *, since: dt.datetime | None = None) -> list[int]:
