@@ -36,6 +36,12 @@ def queue():
     )
 
 
+def seated_game(game_id: int, user) -> Game | None:
+    """The game, if `user` has a seat in it; None as well for a game that does not exist, so that the
+    two answer alike (no one learns which games exist)."""
+    return Game.objects.filter(pk=game_id, players__user=user).distinct().first()
+
+
 def names(user_ids) -> dict[int, str]:
     """User names by id, for a case's feeders and the account a feeder fed."""
     return dict(get_user_model().objects.filter(pk__in=list(user_ids)).values_list("pk", "username"))

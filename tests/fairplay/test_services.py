@@ -198,6 +198,20 @@ def test_a_hidden_report_for_a_turn_not_ones_own_is_refused(my_turn_game, client
     assert not HiddenTurn.objects.exists()
 
 
+def test_a_hidden_report_for_someone_elses_game_is_the_same_404_as_for_no_game(my_turn_game):
+    """Not an oracle: a game one has no seat in answers as a game that does not exist (as every other
+    game endpoint does), whatever the turn asked for."""
+    game, host, friend = my_turn_game
+    stranger = client_for(UserFactory(username="stranger"))
+    turn = Turn.objects.get(game=game, completed_at__isnull=True)
+    missing = stranger.post(reverse("fairplay:hidden", args=[game.pk + 1000]), {"turn": turn.number})
+    assert missing.status_code == 404 and missing.json() == {"error": "There is no such game."}
+    for asked in (turn.number, turn.number + 1, "x"):
+        theirs = stranger.post(reverse("fairplay:hidden", args=[game.pk]), {"turn": asked})
+        assert (theirs.status_code, theirs.content) == (404, missing.content)
+    assert not HiddenTurn.objects.exists()
+
+
 def test_a_hidden_report_needs_the_csrf_token(my_turn_game):
     game, host, friend = my_turn_game
     turn = Turn.objects.get(game=game, completed_at__isnull=True)
