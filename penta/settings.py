@@ -411,6 +411,8 @@ PENTA_PACKAGES = [
     "ratings",
     "winprob",
     "notifications",
+    "fairplay",
+    "tournaments",
 ]
 LOGGING = {
     "version": 1,
