@@ -400,6 +400,7 @@ if not DEBUG:
 # The project's own packages (their loggers write to the console).
 PENTA_PACKAGES = [
     "penta",
+    "core",
     "dicegame",
     "accounts",
     "live",
