@@ -2,6 +2,7 @@
 site send others, and a person's settings."""
 
 import contextlib
+from collections.abc import Iterable
 from datetime import timedelta
 
 from django.conf import settings
@@ -82,9 +83,20 @@ class FriendError(ValueError):
         self.status = status
 
 
+def lock_people(user_ids: Iterable[int | None]) -> None:
+    """Take several people's row locks (inside a transaction) in one statement, in user-id order. Every
+    transaction that locks more than one person's row takes them this way (the ratings lock their rows in
+    user-id order too): two that lock the same people then wait for each other instead of each holding
+    one row the other wants (a deadlock, a 500; locked in seat order, two rematches of the same two
+    people in opposite seats deadlocked). SQLite locks the whole database at BEGIN."""
+    ids = sorted({uid for uid in user_ids if uid is not None})
+    if ids:
+        list(get_user_model().objects.select_for_update().filter(pk__in=ids).order_by("pk").values_list("pk"))
+
+
 def _lock_pair(a: int, b: int) -> None:
-    """Serialise writes about one pair of players (row locks in id order; SQLite locks at BEGIN)."""
-    list(get_user_model().objects.select_for_update().filter(pk__in=(a, b)).order_by("pk").values_list("pk"))
+    """Serialise writes about one pair of players."""
+    lock_people((a, b))
 
 
 def _befriend(a: int, b: int) -> Friendship:
