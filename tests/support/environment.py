@@ -61,6 +61,12 @@ def forget_login_failures() -> None:
     forget_cached(get_cache(), "axes-*")
 
 
+def forget_throttle_counts() -> None:
+    """Delete the counts of what a client may do only so often (accounts.throttle.take: sign-ups):
+    every test's client has the same address."""
+    forget_cached(key="penta:signups:*")
+
+
 def chromium_path() -> str | None:
     for candidate in CHROMIUM_CANDIDATES:
         if Path(candidate).exists():
