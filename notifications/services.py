@@ -35,6 +35,7 @@ from dicegame.play.selectors import games_waiting_for
 from dicegame.rules import days
 from dicegame.rules.turn import REMINDER_SHARE
 from notifications import push
+from notifications.addresses import clean_address
 from notifications.models import MailSettings, Notification, PushDelivery, PushSubscription
 
 logger = logging.getLogger(__name__)
@@ -464,8 +465,8 @@ def push_unsubscribe(*, user, device_id: int) -> None:
 @transaction.atomic
 def mail_address_set(*, user, address: str, digest: bool, language: str) -> MailSettings:
     """The person's address for the digest, and whether they want it. A new address waits for its
-    confirmation (a signed link sent to it, off the request path)."""
-    address = (address or "").strip()
+    confirmation (a signed link sent to it, off the request path). A refused address changes nothing."""
+    address = clean_address(address, digest)
     list(get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk"))
     mail, _created = MailSettings.objects.get_or_create(user=user)
     changed = address != mail.address

@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
-from django.core.validators import validate_email
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -95,15 +93,6 @@ def mail_set(request: HttpRequest) -> HttpResponse:
     address = request.POST.get("address", "").strip()
     digest = request.POST.get("digest") == "1"
     typed = {"address": address, "digest": digest}
-    if address:
-        try:
-            validate_email(address)
-        except ValidationError:
-            return _preferences(request, error=_("That is not an e-mail address."), status=400, typed=typed)
-    if digest and not address:
-        return _preferences(
-            request, error=_("The digest needs an address to go to."), status=400, typed=typed
-        )
     try:
         mail = services.mail_address_set(
             user=request.user, address=address, digest=digest, language=get_language()
