@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.throttle import client_address
 from dicegame.errors import GameActionError
 from dicegame.http import message_response
 from notifications import selectors, services
@@ -95,7 +96,11 @@ def mail_set(request: HttpRequest) -> HttpResponse:
     typed = {"address": address, "digest": digest}
     try:
         mail = services.mail_address_set(
-            user=request.user, address=address, digest=digest, language=get_language()
+            user=request.user,
+            address=address,
+            digest=digest,
+            language=get_language(),
+            client=client_address(request),
         )
     except GameActionError as exc:
         return _preferences(request, error=exc.message, status=exc.status, typed=typed)

@@ -62,9 +62,10 @@ def forget_login_failures() -> None:
 
 
 def forget_throttle_counts() -> None:
-    """Delete the counts of what a client may do only so often (accounts.throttle.take: sign-ups):
-    every test's client has the same address."""
+    """Delete the counts of what a client may do only so often (accounts.throttle.take: sign-ups,
+    confirmation mails): every test's client has the same address."""
     forget_cached(key="penta:signups:*")
+    forget_cached(key="penta:confirmations:*")
 
 
 def chromium_path() -> str | None:
