@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import SentNotice
 from accounts.selectors import are_friends
-from accounts.services import NoticeLimited, notice_quota_take
+from accounts.services import NoticeLimited, lock_people, notice_quota_take
 from dicegame import events
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
@@ -93,16 +93,25 @@ def correspondence_games_of(user_id: int) -> int:
 def check_correspondence_room_for(user_id: int, name: str = "") -> None:
     """Refuse one more correspondence game to a person who has CORRESPONDENCE_GAMES_MAX already. The
     person's row is locked first, so two seats taken at once cannot both pass the count."""
-    list(get_user_model().objects.select_for_update().filter(pk=user_id).values_list("pk"))
-    if correspondence_games_of(user_id) < CORRESPONDENCE_GAMES_MAX:
-        return
-    values = {"max": CORRESPONDENCE_GAMES_MAX, "name": name}
-    message = (
-        _("%(name)s already plays %(max)d correspondence games: one of them must end first.")
-        if name
-        else _("You already play %(max)d correspondence games: finish one before you start another.")
-    )
-    raise GameActionError(message % values, status=409)
+    check_correspondence_rooms_for([(user_id, name)])
+
+
+def check_correspondence_rooms_for(people: list[tuple[int, str]]) -> None:
+    """The same for each of `people` (user id, name; "" for the person asking), the first refused in
+    their order. All their rows are locked first, at once and in user-id order (accounts.services.
+    lock_people): locked one by one in seat order, two rematches of the same people in opposite seats
+    accepted at once each held one row the other wanted, and PostgreSQL ended one (a 500, a yes lost)."""
+    lock_people(uid for uid, _name in people)
+    for user_id, name in people:
+        if correspondence_games_of(user_id) < CORRESPONDENCE_GAMES_MAX:
+            continue
+        values = {"max": CORRESPONDENCE_GAMES_MAX, "name": name}
+        message = (
+            _("%(name)s already plays %(max)d correspondence games: one of them must end first.")
+            if name
+            else _("You already play %(max)d correspondence games: finish one before you start another.")
+        )
+        raise GameActionError(message % values, status=409)
 
 
 def _new_friends_game(
@@ -450,8 +459,7 @@ def rematch_accept(*, game_id: int, actor: Actor) -> Game | None:
         bump(game)
         return None
     if game.is_correspondence:
-        for person in (p for p in players if p.user_id is not None):
-            check_correspondence_room_for(person.user_id, person.name)
+        check_correspondence_rooms_for([(p.user_id, p.name) for p in players if p.user_id is not None])
     rematch = _new_friends_game(
         host_id=game.host_id,
         seats=len(players),
