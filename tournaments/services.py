@@ -33,6 +33,7 @@ from dicegame import notices, play
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError
 from dicegame.models import Game
+from dicegame.rules import names
 from tournaments import rounds as round_clock
 from tournaments import selectors
 from tournaments.models import (
@@ -71,10 +72,16 @@ def _changed(tournament_id: int) -> None:
 
 
 def _check_settings(*, name: str, rounds: int, window_seconds: int, max_entrants: int, access: str) -> str:
-    name = " ".join((name or "").split())
-    if not name:
-        raise TournamentError(_("Give the tournament a name."), status=400)
-    if len(name) > MAX_NAME or any(ord(ch) < 32 for ch in name):
+    # Everyone who may see the tournament reads its name: bidirectional controls (which reorder the
+    # text after them) and invisible characters are dropped, and what is left must be readable.
+    name = names.clean_name(name or "")
+    if not names.is_visible(name):
+        raise TournamentError(
+            _("Give the tournament a name: at least one letter, digit or sign that can be seen."), status=400
+        )
+    if names.has_control(name):
+        raise TournamentError(_("A tournament's name cannot hold control characters."), status=400)
+    if len(name) > MAX_NAME:
         raise TournamentError(
             _("A tournament's name has at most %(max)d characters.") % {"max": MAX_NAME}, status=400
         )

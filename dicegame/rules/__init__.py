@@ -1,4 +1,4 @@
 """The rules of Penta, pure Python (no Django): the scoresheet and its scoring (`scoring`), a turn's
-limits (`turn`), the dice everyone can check (`dice`), the calendar of the daily games (`days`) and the
-Glicko-2 rating rule (`glicko2`). RULES.md is normative; `tests/dicegame/rules/` checks them against its
-worked examples."""
+limits (`turn`), the dice everyone can check (`dice`), the calendar of the daily games (`days`), the
+Glicko-2 rating rule (`glicko2`) and what a typed name may hold (`names`). RULES.md is normative;
+`tests/dicegame/rules/` checks them against its worked examples."""
