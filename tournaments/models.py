@@ -12,6 +12,16 @@ from django.utils.translation import gettext_lazy as _
 MIN_ROUNDS, MAX_ROUNDS = 1, 7
 MIN_WINDOW, MAX_WINDOW = 3600, 3 * 86400  # a round's window: an hour to three days
 MIN_ENTRANTS, MAX_ENTRANTS = 2, 200
+# A rated tournament counts for its players' pages (places, matchpoint averages) only if at least this
+# many entrants played it (started a round's game). With fewer, one person and a few accounts of their
+# own make a "1 of 4" at will; four real players are a real field.
+RATED_MIN_PLAYERS = 4
+# Who may enter (or make) a rated tournament: an account at least this many days old, with at least this
+# many finished games that count for records (`dicegame.records`). Accounts made for the occasion can
+# then neither fill the weekly's places nor feed their maker matchpoints. (Settings of the same names,
+# PENTA_RATED_ENTRY_MIN_DAYS and PENTA_RATED_ENTRY_MIN_GAMES, may change them.)
+RATED_ENTRY_MIN_DAYS = 7
+RATED_ENTRY_MIN_GAMES = 5
 
 
 class Tournament(models.Model):
@@ -40,7 +50,9 @@ class Tournament(models.Model):
     rounds = models.PositiveSmallIntegerField()
     window_seconds = models.PositiveIntegerField()
     max_entrants = models.PositiveSmallIntegerField()
-    # Rated: the tournament counts for the players' tournament results on their player pages.
+    # Rated: the tournament counts for the players' tournament results on their player pages, once at
+    # least RATED_MIN_PLAYERS played it; its entrants need an account with some history
+    # (`services.rated_entry_refusal`).
     rated = models.BooleanField(default=True)
     entrant_count = models.PositiveSmallIntegerField(default=0)
     starts_at = models.DateTimeField()
@@ -133,9 +145,10 @@ class Round(models.Model):
 
 class Entry(models.Model):
     """A person entered in a tournament: once (the constraint). `withdrawn_at`: withdrew after playing
-    (an entrant who has started no game leaves instead, and the entry goes). `place` and `score`: the
-    final table's, written when the tournament finishes (and again if a fair-play decision changes it);
-    no place: not ranked (withdrawn, or off the boards for fair play)."""
+    (an entrant who has started no game leaves instead, and the entry goes); still placed, the rounds
+    not played scored as not started. `place` and `score`: the final table's, written when the
+    tournament finishes (and again if a fair-play decision changes it); no place: not ranked (started no
+    game, or off the boards for fair play)."""
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entries")
     user = models.ForeignKey(

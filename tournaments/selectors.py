@@ -11,6 +11,7 @@ import datetime as dt
 import hmac
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.http import Http404
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
@@ -19,9 +20,18 @@ from django.utils.translation import gettext as _
 from accounts.selectors import friend_ids, off_board_ids
 from dicegame.charts import bar_chart
 from dicegame.models import Game, Player
+from dicegame.records import counted_seats
 from dicegame.rules.share import share_symbols
 from tournaments import scoring
-from tournaments.models import Entry, Round, RoundGame, Tournament
+from tournaments.models import (
+    RATED_ENTRY_MIN_DAYS,
+    RATED_ENTRY_MIN_GAMES,
+    RATED_MIN_PLAYERS,
+    Entry,
+    Round,
+    RoundGame,
+    Tournament,
+)
 
 HISTOGRAM_BIN = 25  # points per bar of a round's histogram
 
@@ -48,6 +58,48 @@ def visible_to(t: Tournament, *, user_id: int | None, token: str = "") -> bool:
 def may_enter(t: Tournament, *, user_id: int | None, token: str = "") -> bool:
     """Whoever may see it, logged in (entrants are asked elsewhere: once each)."""
     return user_id is not None and visible_to(t, user_id=user_id, token=token)
+
+
+@dataclass(frozen=True)
+class RatedEntryRule:
+    """What a rated tournament asks of an account (RATED_ENTRY_MIN_DAYS, RATED_ENTRY_MIN_GAMES, or the
+    settings of the same names)."""
+
+    days: int
+    games: int
+
+    def text(self) -> str:
+        return _(
+            "A rated tournament is open to accounts at least %(days)d days old with at least %(games)d "
+            "finished games that count for records (no hints, not on one device), so that accounts made "
+            "for the occasion can neither fill it nor feed anyone matchpoints."
+        ) % {"days": self.days, "games": self.games}
+
+
+def rated_entry_rule() -> RatedEntryRule:
+    return RatedEntryRule(
+        days=getattr(settings, "PENTA_RATED_ENTRY_MIN_DAYS", RATED_ENTRY_MIN_DAYS),
+        games=getattr(settings, "PENTA_RATED_ENTRY_MIN_GAMES", RATED_ENTRY_MIN_GAMES),
+    )
+
+
+def rated_entry_refusal(user, *, now: dt.datetime | None = None) -> str:
+    """Why this account may not enter (or make) a rated tournament yet; "" when it may. Two indexed
+    reads at most; what it asks only grows with time, so no lock is needed against a race."""
+    rule = rated_entry_rule()
+    now = now or timezone.now()
+    age = now - user.date_joined
+    games = rule.games
+    if rule.games:
+        finished = Player.objects.filter(user_id=user.pk, game__status=Game.Status.FINISHED)
+        games = counted_seats(finished).values("pk")[: rule.games].count()
+    if age >= dt.timedelta(days=rule.days) and games >= rule.games:
+        return ""
+    return _(
+        "You cannot make or enter a rated tournament yet: it takes an account at least %(days)d days old "
+        "with at least %(games)d finished games that count for records, and yours is %(age)d days old "
+        "with %(count)d. Play a few more games, or make or enter a tournament that is not rated."
+    ) % {"days": rule.days, "games": rule.games, "age": max(age.days, 0), "count": games}
 
 
 def tournament_for_viewer(*, tournament_id: int, user_id: int | None, token: str = "") -> Tournament:
@@ -217,32 +269,41 @@ def load(t: Tournament, *, viewer_id: int | None = None, now: dt.datetime | None
     return Loaded(t, rounds, entries, games, off, now, views)
 
 
+def players(data: Loaded) -> set[int]:
+    """The entries that have started a round's game (withdrawn since or not), not off the boards: the
+    tournament's players. Only they are in the rounds' fields and placed, so an entry that never
+    plays gives nobody matchpoints and is not counted in anyone's "of N"."""
+    started = {entry_id for entry_id, _round_id in data.games}
+    return {e.pk for e in data.entries if e.pk in started and e.user_id not in data.off_board}
+
+
 def _fields(data: Loaded) -> list[dict[int, int | None]]:
-    """The field of every settled round: entry id -> total (None: did not start). An entrant counts in a
-    round if they played it, or were still in the tournament when it closed; never if off the boards."""
+    """The field of every settled round: entry id -> total (None: did not start it). Every player is in
+    every round's field (`players`): a round they did not start, before or after withdrawing, scores
+    nothing and every entrant who played it beats them, so withdrawing never takes a bad result away."""
+    playing = players(data)
     fields = []
     for r in data.rounds:
         if r.settled_at is None:
             break
         counted = {}
         for e in data.entries:
-            if e.user_id in data.off_board:
+            if e.pk not in playing:
                 continue
             g = data.games.get((e.pk, r.pk))
-            if g is not None:
-                counted[e.pk] = g["total"] if g["total"] is not None else 0
-            elif e.withdrawn_at is None or e.withdrawn_at >= r.closes_at:
-                counted[e.pk] = None
+            counted[e.pk] = None if g is None else g["total"] if g["total"] is not None else 0
         fields.append(counted)
     return fields
 
 
 def table(data: Loaded, *, viewer_id: int | None = None) -> list[Row]:
-    """The standings: every entrant not off the boards, placed by the score over the settled rounds (the
-    withdrawn after them, unplaced), with the round in play's status."""
+    """The standings: every entrant not off the boards; the players (`players`) placed by the score over
+    the settled rounds, the withdrawn among them, and the entrants who have started no game after them,
+    unplaced; with the round in play's status."""
     fields = _fields(data)
     shown = [e for e in data.entries if e.user_id not in data.off_board]
-    ranked = [e.pk for e in shown if e.withdrawn_at is None]
+    playing = players(data)
+    ranked = [e.pk for e in shown if e.pk in playing]
     lines = scoring.standings(fields, [e.pk for e in shown], ranked)
     by_id = {e.pk: e for e in shown}
     settled = data.rounds[: len(fields)]
@@ -438,9 +499,27 @@ class Page:
     friend_ids: list[int]
     share_text: str
     live: bool  # the page holds the standings' socket
+    player_count: int  # the entrants who have started a round's game (`players`)
+    # Why the viewer may not enter this rated tournament ("" when they may, or it is not offered).
+    entry_refusal: str = ""
+
+    @property
+    def rated_min(self) -> int:
+        return RATED_MIN_PLAYERS
+
+    @property
+    def rated_entry_rule(self) -> str:
+        return rated_entry_rule().text()
+
+    @property
+    def below_rated_min(self) -> bool:
+        """A rated tournament that fewer than RATED_MIN_PLAYERS have played (so far, or in the end): it
+        does not count for its players' pages."""
+        return self.data.tournament.rated and self.player_count < RATED_MIN_PLAYERS
 
 
-def page(t: Tournament, *, viewer_id: int | None, token: str = "", share_url: str = "") -> Page:
+def page(t: Tournament, *, viewer_id: int | None, token: str = "", share_url: str = "", viewer=None) -> Page:
+    """`viewer`: the logged-in person (for whether they may enter a rated tournament), else None."""
     data = load(t, viewer_id=viewer_id)
     rows = table(data, viewer_id=viewer_id)
     entry = next((e for e in data.entries if e.user_id == viewer_id), None)
@@ -483,4 +562,8 @@ def page(t: Tournament, *, viewer_id: int | None, token: str = "", share_url: st
         if t.finished_at and viewer_id
         else "",
         live=not off,
+        player_count=len(players(data)),
+        entry_refusal=rated_entry_refusal(viewer)
+        if t.rated and viewer is not None and entry is None and entry_open(t, data.rounds, data.now)
+        else "",
     )

@@ -28,6 +28,7 @@ from tests.support.tournaments import (
     play_round,
     play_turn,
     round_of,
+    seasoned,
     tournament_of,
 )
 from tournaments import lists, pushes, rounds, selectors, services
@@ -46,6 +47,7 @@ def clock(monkeypatch):
 @pytest.fixture
 def people(db):
     ann, ben, cas = (UserFactory(username=n) for n in ("ann", "ben", "cas"))
+    seasoned(ann, ben, cas)  # what a rated tournament asks of its entrants
     return ann, ben, cas
 
 
@@ -194,7 +196,7 @@ def test_a_round_is_played_only_by_its_entrants_in_its_window(clock, people):
     with pytest.raises(services.TournamentError, match="not entered") as refused:
         services.round_play(tournament_id=t.pk, user=cas)
     assert refused.value.status == 403
-    assert not Game.objects.exists()
+    assert not Game.objects.filter(dice_key__startswith="t").exists()
 
 
 def test_no_hints_in_a_round(clock, people):
@@ -318,8 +320,10 @@ def test_a_round_waiting_only_for_an_entrant_who_withdraws_closes_then(clock, pe
     assert services.entry_withdraw(tournament_id=t.pk, user=cas) == "withdrew"
     t.refresh_from_db()
     assert round_of(t, 2).settled_at == START + dt.timedelta(minutes=5) == t.finished_at
-    assert Entry.objects.get(user=cas).place is None
-    assert {Entry.objects.get(user=u).place for u in (ann, ben)} <= {1, 2}
+    # Cas played round 1 before withdrawing: he keeps a place, round 2 counted as not started.
+    rows = {r.name: r for r in selectors.table(selectors.load(t))}
+    assert rows["cas"].cells[1].total is None and rows["cas"].cells[1].percent == 0
+    assert all(Entry.objects.get(user=u).place is not None for u in (ann, ben, cas))
 
 
 def test_the_first_round_closes_early_only_when_the_tournament_is_full(clock, people):
@@ -362,10 +366,9 @@ def test_withdrawing_ends_the_game_in_play_and_the_games_keep_counting_for_the_o
     with pytest.raises(services.TournamentError, match="withdrawn"):
         services.round_play(tournament_id=t.pk, user=cas)
     rows = {r.name: r for r in selectors.table(selectors.load(t))}
-    # Round 1's field still has Cas's 250: Ann beat Ben only.
+    # Round 1's field still has Cas's 250: Ann beat Ben only. Cas, withdrawn, keeps his place.
     assert rows["ann"].cells[0].percent == 50.0 and rows["ben"].cells[0].percent == 0.0
-    assert rows["cas"].withdrawn and rows["cas"].place is None
-    assert [r.name for r in selectors.table(selectors.load(t))][-1] == "cas"
+    assert rows["cas"].withdrawn and rows["cas"].place == 1
 
 
 def test_an_entrant_off_the_boards_is_in_nobodys_field_and_not_placed(clock, people):
@@ -404,13 +407,17 @@ def test_marking_an_account_writes_the_final_table_again_without_it(clock, peopl
 
 def test_the_final_table_is_written_and_rated_tournaments_reach_the_player_page(clock, people):
     ann, ben, cas = people
-    t = tournament_of(ann, ben, cas, rounds=2)
+    dora = UserFactory(username="dora")
+    t = tournament_of(ann, ben, cas, dora, rounds=2)
     # Ben has played before (his version exists, so his page's sections are cached) and looks at his
     # page while the tournament runs: the final table must replace what was cached then.
     versions.bump(versions.user(ben.pk))
     page = client_for(ben).get("/players/ben/").content.decode()
     assert "No rated tournament played yet." in page and "data-best-place" not in page
-    totals = {1: {ann: 200, ben: 200, cas: 150}, 2: {ann: 100, ben: 250, cas: 150}}
+    totals = {
+        1: {ann: 200, ben: 200, cas: 150, dora: 100},
+        2: {ann: 100, ben: 250, cas: 150, dora: 50},
+    }
     for n in (1, 2):
         rnd = round_of(t, n)
         for user, total in totals[n].items():
@@ -419,13 +426,14 @@ def test_the_final_table_is_written_and_rated_tournaments_reach_the_player_page(
         game_clock.sweep(force=True)
     t.refresh_from_db()
     assert t.finished_at == round_of(t, 2).closes_at
-    # Round 1: ann 75, ben 75, cas 0. Round 2: ben 100, cas 50, ann 0. Ben 175, Ann 75, Cas 50.
+    # Round 1: ann and ben 2.5 of 3, cas 1, dora 0. Round 2: ben 3, cas 2, ann 1, dora 0.
     places = {e.user.username: (e.place, e.score) for e in Entry.objects.filter(tournament=t)}
-    assert places == {"ben": (1, 175.0), "ann": (2, 75.0), "cas": (3, 50.0)}
+    assert places == {"ben": (1, 183.33), "ann": (2, 116.67), "cas": (3, 100.0), "dora": (4, 0.0)}
     results = lists.player_results(ben.pk)
-    assert (results.played, results.best.place, results.best.of, results.average) == (1, 1, 3, 87.5)
+    assert (results.played, results.best.place, results.best.of) == (1, 1, 4)
+    assert round(results.average, 2) == 91.67
     page = client_for(ben).get("/players/ben/").content.decode()
-    assert 'data-best-place="1"' in page and 'data-matchpoint-average="87.5"' in page
+    assert 'data-best-place="1"' in page and 'data-matchpoint-average="91.7"' in page
     # Not rated: it stays on its page.
     Tournament.objects.filter(pk=t.pk).update(rated=False)
     assert lists.player_results(ben.pk).played == 0
