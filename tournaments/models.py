@@ -52,7 +52,7 @@ class Tournament(models.Model):
     max_entrants = models.PositiveSmallIntegerField()
     # Rated: the tournament counts for the players' tournament results on their player pages, once at
     # least RATED_MIN_PLAYERS played it; its entrants need an account with some history
-    # (`services.rated_entry_refusal`).
+    # (`eligibility.rated_entry_refusal`).
     rated = models.BooleanField(default=True)
     entrant_count = models.PositiveSmallIntegerField(default=0)
     starts_at = models.DateTimeField()

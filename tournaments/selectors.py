@@ -11,7 +11,6 @@ import datetime as dt
 import hmac
 from dataclasses import dataclass, field
 
-from django.conf import settings
 from django.http import Http404
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
@@ -20,18 +19,10 @@ from django.utils.translation import gettext as _
 from accounts.selectors import friend_ids, off_board_ids
 from dicegame.charts import bar_chart
 from dicegame.models import Game, Player
-from dicegame.records import counted_seats
 from dicegame.rules.share import share_symbols
 from tournaments import scoring
-from tournaments.models import (
-    RATED_ENTRY_MIN_DAYS,
-    RATED_ENTRY_MIN_GAMES,
-    RATED_MIN_PLAYERS,
-    Entry,
-    Round,
-    RoundGame,
-    Tournament,
-)
+from tournaments.eligibility import rated_entry_refusal, rated_entry_rule
+from tournaments.models import RATED_MIN_PLAYERS, Entry, Round, RoundGame, Tournament
 
 HISTOGRAM_BIN = 25  # points per bar of a round's histogram
 
@@ -58,48 +49,6 @@ def visible_to(t: Tournament, *, user_id: int | None, token: str = "") -> bool:
 def may_enter(t: Tournament, *, user_id: int | None, token: str = "") -> bool:
     """Whoever may see it, logged in (entrants are asked elsewhere: once each)."""
     return user_id is not None and visible_to(t, user_id=user_id, token=token)
-
-
-@dataclass(frozen=True)
-class RatedEntryRule:
-    """What a rated tournament asks of an account (RATED_ENTRY_MIN_DAYS, RATED_ENTRY_MIN_GAMES, or the
-    settings of the same names)."""
-
-    days: int
-    games: int
-
-    def text(self) -> str:
-        return _(
-            "A rated tournament is open to accounts at least %(days)d days old with at least %(games)d "
-            "finished games that count for records (no hints, not on one device), so that accounts made "
-            "for the occasion can neither fill it nor feed anyone matchpoints."
-        ) % {"days": self.days, "games": self.games}
-
-
-def rated_entry_rule() -> RatedEntryRule:
-    return RatedEntryRule(
-        days=getattr(settings, "PENTA_RATED_ENTRY_MIN_DAYS", RATED_ENTRY_MIN_DAYS),
-        games=getattr(settings, "PENTA_RATED_ENTRY_MIN_GAMES", RATED_ENTRY_MIN_GAMES),
-    )
-
-
-def rated_entry_refusal(user, *, now: dt.datetime | None = None) -> str:
-    """Why this account may not enter (or make) a rated tournament yet; "" when it may. Two indexed
-    reads at most; what it asks only grows with time, so no lock is needed against a race."""
-    rule = rated_entry_rule()
-    now = now or timezone.now()
-    age = now - user.date_joined
-    games = rule.games
-    if rule.games:
-        finished = Player.objects.filter(user_id=user.pk, game__status=Game.Status.FINISHED)
-        games = counted_seats(finished).values("pk")[: rule.games].count()
-    if age >= dt.timedelta(days=rule.days) and games >= rule.games:
-        return ""
-    return _(
-        "You cannot make or enter a rated tournament yet: it takes an account at least %(days)d days old "
-        "with at least %(games)d finished games that count for records, and yours is %(age)d days old "
-        "with %(count)d. Play a few more games, or make or enter a tournament that is not rated."
-    ) % {"days": rule.days, "games": rule.games, "age": max(age.days, 0), "count": games}
 
 
 def tournament_for_viewer(*, tournament_id: int, user_id: int | None, token: str = "") -> Tournament:

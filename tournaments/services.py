@@ -5,7 +5,7 @@ The rules, in one place (the tournament page says them in words):
 - Entry: logged in only, once per person (a constraint), until the first round closes, up to the
   tournament's limit (a conditional update and a check constraint: concurrent entries never pass it).
   A rated tournament asks an account with some history of its entrants and its maker
-  (`selectors.rated_entry_refusal`: RATED_ENTRY_MIN_DAYS old, RATED_ENTRY_MIN_GAMES finished games that
+  (`eligibility.rated_entry_refusal`: RATED_ENTRY_MIN_DAYS old, RATED_ENTRY_MIN_GAMES finished games that
   count for records), so that accounts made for the occasion neither fill it nor feed anyone.
 - A round's game: one per entrant and round (a constraint; starting again resumes it), solo, no hints,
   on the round's seed (`Game.dice_key`, `Game.shared_until`: the same dice for every entrant).
@@ -41,8 +41,8 @@ from dicegame.actors import Actor
 from dicegame.errors import GameActionError
 from dicegame.models import Game
 from dicegame.rules import names
+from tournaments import eligibility, selectors
 from tournaments import rounds as round_clock
-from tournaments import selectors
 from tournaments.models import (
     MAX_ENTRANTS,
     MAX_ROUNDS,
@@ -131,7 +131,7 @@ def tournament_create(
         raise TournamentError(_("A tournament starts within two weeks."), status=400)
     if rated:
         # The maker is the first entrant: a rated tournament asks the same history of them.
-        refusal = selectors.rated_entry_refusal(user)
+        refusal = eligibility.rated_entry_refusal(user)
         if refusal:
             raise TournamentError(refusal, status=403)
     now = timezone.now()
@@ -183,7 +183,7 @@ def entry_join(*, tournament_id: int, user, token: str = "") -> Entry:
     if not selectors.entry_open(t, rounds):
         raise TournamentError(_("Entry to this tournament has closed: it closes when the first round does."))
     if t.rated:
-        refusal = selectors.rated_entry_refusal(user)
+        refusal = eligibility.rated_entry_refusal(user)
         if refusal:
             raise TournamentError(refusal, status=403)
     try:

@@ -20,7 +20,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from dicegame.errors import GameActionError
 from dicegame.http import int_field, message_response
-from tournaments import lists, markup, rounds, selectors, services
+from tournaments import eligibility, lists, markup, rounds, selectors, services
 from tournaments.models import (
     MAX_ENTRANTS,
     MAX_ROUNDS,
@@ -77,7 +77,7 @@ def _index_context(request: HttpRequest, form: dict | None = None, error: str = 
         "window_choices": WINDOW_CHOICES,
         "start_choices": START_CHOICES,
         "round_choices": range(MIN_ROUNDS, MAX_ROUNDS + 1),
-        "rated_entry_rule": selectors.rated_entry_rule().text(),
+        "rated_entry_rule": eligibility.rated_entry_rule().text(),
         "rated_min_players": RATED_MIN_PLAYERS,
         "min_entrants": MIN_ENTRANTS,
         "max_entrants": MAX_ENTRANTS,

@@ -17,7 +17,7 @@ from dicegame.strategy import computer
 from dicegame.strategy.bot_games import bot_game
 from tests.support.factories import GameFactory, PlayerFactory, actor
 from tests.support.games import current, logged_turn
-from tournaments import rounds, selectors, services
+from tournaments import eligibility, rounds, services
 from tournaments.models import Entry, Round, RoundGame, Tournament
 
 HOUR = 3600
@@ -25,11 +25,11 @@ HOUR = 3600
 
 def seasoned(*users) -> None:
     """Give these accounts the history a rated tournament asks of its entrants
-    (`selectors.rated_entry_rule`), made in the database: joined long enough ago, and as many finished
+    (`eligibility.rated_entry_rule`), made in the database: joined long enough ago, and as many finished
     solo games as it asks, of 5 points each (under any real total, so a test's own totals stay the best).
     An account that has it already is left as it is."""
-    rule = selectors.rated_entry_rule()
-    wanting = [user for user in users if selectors.rated_entry_refusal(user)]
+    rule = eligibility.rated_entry_rule()
+    wanting = [user for user in users if eligibility.rated_entry_refusal(user)]
     if not wanting:
         return
     joined = timezone.now() - dt.timedelta(days=rule.days + 1)

@@ -16,7 +16,7 @@ from tests.support.clock import Clock
 from tests.support.factories import GameFactory, PlayerFactory, UserFactory, client_for
 from tests.support.games import race
 from tests.support.tournaments import seasoned, tournament_of
-from tournaments import selectors, services
+from tournaments import eligibility, services
 from tournaments.models import RATED_ENTRY_MIN_DAYS, RATED_ENTRY_MIN_GAMES, Entry, Tournament
 
 pytestmark = pytest.mark.django_db
@@ -56,7 +56,7 @@ def _public(host, **kw) -> Tournament:
 
 def test_the_rule_is_a_week_and_five_games():
     assert (RATED_ENTRY_MIN_DAYS, RATED_ENTRY_MIN_GAMES) == (7, 5)
-    assert (selectors.rated_entry_rule().days, selectors.rated_entry_rule().games) == (7, 5)
+    assert (eligibility.rated_entry_rule().days, eligibility.rated_entry_rule().games) == (7, 5)
 
 
 def test_a_new_account_is_refused_a_rated_entry_and_nothing_changes(host):
