@@ -1,8 +1,9 @@
-"""Who may enter (or make) a rated tournament: an account with some history (RATED_ENTRY_MIN_DAYS old,
-RATED_ENTRY_MIN_GAMES finished games that count for records, or the settings of the same names), so that
-accounts made for the occasion can neither fill a rated tournament nor feed anyone matchpoints. The
-services refuse the others (`services.entry_join`, `services.tournament_create`); the pages say the rule
-and, to a viewer who does not meet it, why."""
+"""What a rated tournament asks. Of an account that enters (or makes) one: some history
+(RATED_ENTRY_MIN_DAYS old, RATED_ENTRY_MIN_GAMES finished games that count for records), so that
+accounts made for the occasion can neither fill it nor feed anyone matchpoints; the services refuse the
+others (`services.entry_join`, `services.tournament_create`), the pages say the rule and, to a viewer
+who does not meet it, why. Of the tournament: RATED_MIN_PLAYERS players for a rated result. Settings of
+the same names with a PENTA_ prefix change the numbers."""
 
 from __future__ import annotations
 
@@ -15,7 +16,12 @@ from django.utils.translation import gettext as _
 
 from dicegame.models import Game, Player
 from dicegame.records import counted_seats
-from tournaments.models import RATED_ENTRY_MIN_DAYS, RATED_ENTRY_MIN_GAMES
+from tournaments.models import RATED_ENTRY_MIN_DAYS, RATED_ENTRY_MIN_GAMES, RATED_MIN_PLAYERS
+
+
+def rated_min_players() -> int:
+    """How many must play a rated tournament (start a round's game) for it to count as rated."""
+    return getattr(settings, "PENTA_RATED_MIN_PLAYERS", RATED_MIN_PLAYERS)
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,10 @@ MIN_ROUNDS, MAX_ROUNDS = 1, 7
 MIN_WINDOW, MAX_WINDOW = 3600, 3 * 86400  # a round's window: an hour to three days
 MIN_ENTRANTS, MAX_ENTRANTS = 2, 200
 # A rated tournament counts for its players' pages (places, matchpoint averages) only if at least this
-# many entrants played it (started a round's game). With fewer, one person and a few accounts of their
-# own make a "1 of 4" at will; four real players are a real field.
-RATED_MIN_PLAYERS = 4
+# many entrants played it (started a round's game): a field in which a place means more than a duel.
+# Entrants who never play count for nothing, so idle accounts can no longer make a "1 of 4"; and every
+# player must have passed the rated entry rule below. (The setting PENTA_RATED_MIN_PLAYERS may change it.)
+RATED_MIN_PLAYERS = 3
 # Who may enter (or make) a rated tournament: an account at least this many days old, with at least this
 # many finished games that count for records (`dicegame.records`). Accounts made for the occasion can
 # then neither fill the weekly's places nor feed their maker matchpoints. (Settings of the same names,

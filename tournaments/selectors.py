@@ -21,8 +21,8 @@ from dicegame.charts import bar_chart
 from dicegame.models import Game, Player
 from dicegame.rules.share import share_symbols
 from tournaments import scoring
-from tournaments.eligibility import rated_entry_refusal, rated_entry_rule
-from tournaments.models import RATED_MIN_PLAYERS, Entry, Round, RoundGame, Tournament
+from tournaments.eligibility import rated_entry_refusal, rated_entry_rule, rated_min_players
+from tournaments.models import Entry, Round, RoundGame, Tournament
 
 HISTOGRAM_BIN = 25  # points per bar of a round's histogram
 
@@ -454,7 +454,7 @@ class Page:
 
     @property
     def rated_min(self) -> int:
-        return RATED_MIN_PLAYERS
+        return rated_min_players()
 
     @property
     def rated_entry_rule(self) -> str:
@@ -462,9 +462,9 @@ class Page:
 
     @property
     def below_rated_min(self) -> bool:
-        """A rated tournament that fewer than RATED_MIN_PLAYERS have played (so far, or in the end): it
+        """A rated tournament that fewer than `rated_min_players` have played (so far, or in the end): it
         does not count for its players' pages."""
-        return self.data.tournament.rated and self.player_count < RATED_MIN_PLAYERS
+        return self.data.tournament.rated and self.player_count < rated_min_players()
 
 
 def page(t: Tournament, *, viewer_id: int | None, token: str = "", share_url: str = "", viewer=None) -> Page:

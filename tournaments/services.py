@@ -17,7 +17,7 @@ The rules, in one place (the tournament page says them in words):
   in play ends as it stands, the games played keep counting for the others' matchpoints, no more rounds
   are played, and the entrant keeps a place, every round not played scored as not started.
 - Fair play: an entrant off the boards (under review, or marked) is in nobody's field and not placed.
-- Rated: the places go on the players' pages only if at least RATED_MIN_PLAYERS played
+- Rated: the places go on the players' pages only if at least RATED_MIN_PLAYERS (3) played
   (`lists.player_results`).
 
 The clock's side (rounds closing, the final table, the weekly tournament) is `tournaments.rounds`."""

@@ -21,14 +21,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from dicegame.errors import GameActionError
 from dicegame.http import int_field, message_response
 from tournaments import eligibility, lists, markup, rounds, selectors, services
-from tournaments.models import (
-    MAX_ENTRANTS,
-    MAX_ROUNDS,
-    MIN_ENTRANTS,
-    MIN_ROUNDS,
-    RATED_MIN_PLAYERS,
-    Tournament,
-)
+from tournaments.models import MAX_ENTRANTS, MAX_ROUNDS, MIN_ENTRANTS, MIN_ROUNDS, Tournament
 
 WINDOW_CHOICES = [
     (3600, gettext_lazy("an hour")),
@@ -78,7 +71,7 @@ def _index_context(request: HttpRequest, form: dict | None = None, error: str = 
         "start_choices": START_CHOICES,
         "round_choices": range(MIN_ROUNDS, MAX_ROUNDS + 1),
         "rated_entry_rule": eligibility.rated_entry_rule().text(),
-        "rated_min_players": RATED_MIN_PLAYERS,
+        "rated_min_players": eligibility.rated_min_players(),
         "min_entrants": MIN_ENTRANTS,
         "max_entrants": MAX_ENTRANTS,
         "now": timezone.now(),

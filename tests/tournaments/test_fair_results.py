@@ -144,37 +144,51 @@ def test_idle_accounts_no_longer_make_a_rated_winner(clock):
 
 
 def test_a_rated_tournament_counts_once_the_minimum_has_played_and_the_page_says_so(clock):
-    ann, ben, cas, dora = _users("ann", "ben", "cas", "dora")
-    t = tournament_of(ann, ben, cas, dora, rounds=1)
+    assert RATED_MIN_PLAYERS == 3
+    ann, ben, cas = _users("ann", "ben", "cas")
+    t = tournament_of(ann, ben, cas, rounds=1)
     page = client_for(ann).get(f"/tournaments/{t.pk}/").content.decode()
     assert 'data-players="0"' in page
-    assert f"if at least {RATED_MIN_PLAYERS} entrants play it" in page
+    assert "if at least 3 entrants play it" in page
     r1 = round_of(t, 1)
-    for user, total in ((ann, 200), (ben, 150), (cas, 100)):
+    for user, total in ((ann, 200), (ben, 150)):
         made_up_round_game(_entry(t, user), r1, total)
     page = client_for(ann).get(f"/tournaments/{t.pk}/").content.decode()
-    assert 'data-players="3"' in page and "3 entrants have started a game" in page
-    made_up_round_game(_entry(t, dora), r1, 50)
+    assert 'data-players="2"' in page and "2 entrants have started a game" in page
+    made_up_round_game(_entry(t, cas), r1, 50)
     _close(clock, t, 1)
     page = client_for(ann).get(f"/tournaments/{t.pk}/").content.decode()
-    assert 'data-players="4"' in page and "data-below-rated-min" not in page
+    assert 'data-players="3"' in page and "data-below-rated-min" not in page
     assert lists.player_results(ann.pk).played == 1
     dutch = client_for(ann, language="nl").get(f"/tournaments/{t.pk}/").content.decode()
-    assert "4 deelnemers hebben een spel begonnen" in dutch
-    # One of the four marked afterwards: three players left, it no longer counts.
-    Entry.objects.filter(tournament=t, user=dora).update(place=None)
+    assert "3 deelnemers hebben een spel begonnen" in dutch
+    # One of the three taken off the table afterwards (fair play): two players left, it no longer counts.
+    Entry.objects.filter(tournament=t, user=cas).update(place=None)
     assert lists.player_results(ann.pk).played == 0
 
 
 def test_a_rated_tournament_ending_below_the_minimum_says_so_in_dutch_too(clock):
-    ann, ben, cas = _users("ann", "ben", "cas")
-    t = tournament_of(ann, ben, cas, rounds=1)
-    for user, total in ((ann, 200), (ben, 150), (cas, 100)):
+    ann, ben, idle = _users("ann", "ben", "idle")
+    t = tournament_of(ann, ben, idle, rounds=1)
+    for user, total in ((ann, 200), (ben, 150)):
         made_up_round_game(_entry(t, user), round_of(t, 1), total)
     _close(clock, t, 1)
     assert lists.player_results(ann.pk).played == 0
+    english = client_for(ann).get(f"/tournaments/{t.pk}/").content.decode()
+    assert "Only 2 entrants played, fewer than the 3 a rated tournament needs" in english
     dutch = client_for(ann, language="nl").get(f"/tournaments/{t.pk}/").content.decode()
     assert "data-below-rated-min" in dutch and "telde niet mee" in dutch
     # Not rated at all: no minimum to speak of.
     Tournament.objects.filter(pk=t.pk).update(rated=False)
     assert "data-below-rated-min" not in client_for(ann).get(f"/tournaments/{t.pk}/").content.decode()
+
+
+def test_the_minimum_follows_the_setting(clock, settings):
+    ann, ben = _users("ann", "ben")
+    t = tournament_of(ann, ben, rounds=1)
+    for user, total in ((ann, 200), (ben, 150)):
+        made_up_round_game(_entry(t, user), round_of(t, 1), total)
+    _close(clock, t, 1)
+    assert lists.player_results(ann.pk).played == 0
+    settings.PENTA_RATED_MIN_PLAYERS = 2
+    assert lists.player_results(ann.pk).played == 1
