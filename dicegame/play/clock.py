@@ -22,8 +22,7 @@ from dicegame.play.kernel import bot_pace, bump, current_turn
 from dicegame.play.moves import choose, roll, write
 from dicegame.rules.scoring import Box
 from dicegame.rules.turn import IDLE_END_SECONDS, MISSED_MOVES_FORFEIT
-from dicegame.strategy import Bot
-from dicegame.strategy.computer import auto_commit_box, next_step
+from dicegame.strategy.computer import auto_commit_box, computer_player, next_step
 
 
 def settle_locked(game: Game, *, hurry: bool = False) -> int:
@@ -96,16 +95,31 @@ def _time_out(game: Game, turn: Turn, now) -> None:
         _bot_step(game, turn, now)
 
 
+def stand_in_strength(game: Game) -> str:
+    """Who plays a person's seat while they are away: in a casual game the computer that plays to win
+    (it plays for the person, and finishing first is what the table plays for); in a rated, daily or
+    tournament game the expected-total one, as ever (the person's own result must not gain from it)."""
+    if game.rated or game.daily_date is not None or game.on_shared_dice or game.kind == Game.Kind.SOLO:
+        return "hard"
+    return "winner"
+
+
 def _bot_step(game: Game, t: Turn, due) -> None:
     """One move of a computer player. The next one is due a pace after this one was, so a game
     nobody watched catches up at once when it is next touched."""
+    strength = t.player.bot_strength or stand_in_strength(game)
+    opponents = ()
+    if strength == "winner":
+        players = game.seats if game.seats is not None else list(game.players.order_by("seat"))
+        opponents = tuple(p.sheet for p in players if p.pk != t.player_id and p.left_at is None)
     step = next_step(
-        Bot(t.player.bot_strength or "hard"),
+        computer_player(strength),
         t.player.sheet,
         tuple(t.dice) if t.dice else None,
         list(t.held),
         t.rolls_used,
         Box[t.chosen_box] if t.chosen_box else None,
+        opponents,
     )
     if step.kind == "confirm":
         write(game, t, Box[t.chosen_box], auto=False, at=due)

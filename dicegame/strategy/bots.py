@@ -8,13 +8,19 @@
   (so upper boxes are valued relative to three dice of their face), and a 50 in the Penta box is worth
   the Penta bonuses it may still bring. So it chases straights, full houses and Pentas when they pay,
   and does not throw away Chance or the Penta box early.
-- hard: the optimal strategy (Strategy).
+- hard: the optimal strategy (Strategy): the most points on average.
+- winner: plays to finish first. Against the opponents' sheets (`opponents`), it takes the hold and the
+  box with the best chance of finishing first, ties shared (`winner.WinPlay`). Without the tables of
+  final totals (`win_tables`), or without opponents, it plays as hard does.
+
+Every strength's `choose_keep` and `choose_box` take the opponents' sheets as a keyword, `opponents`, so
+that any harness can seat any of them; only the winner looks at them.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -22,20 +28,30 @@ import numpy as np
 from dicegame.rules.scoring import Box, Scoresheet, validate_dice
 
 from . import tables as T
+from . import win_tables
 from .decisions import Strategy
+from .outcomes import Outcomes
 from .turn import State, check_open, check_rolls_left, legal_options
+from .winner import WinPlay, against
 
-STRENGTHS = ("easy", "medium", "hard")
+STRENGTHS = ("easy", "medium", "hard", "winner")
+_NO_TABLES = object()
 
 
 class Bot:
     """A computer player: `choose_keep` after the first and second roll, `choose_box` to score."""
 
-    def __init__(self, strength: str, strategy: Strategy | None = None):
+    def __init__(
+        self, strength: str, strategy: Strategy | None = None, outcomes: Outcomes | object | None = _NO_TABLES
+    ):
+        """`outcomes`: the winner's tables of final totals (default: this process's, `win_tables.shared`;
+        None: none, the expected-total play)."""
         if strength not in STRENGTHS:
             raise ValueError(f"unknown bot strength {strength!r}; valid strengths: {', '.join(STRENGTHS)}")
         self.strength = strength
         self._strategy = strategy
+        self._outcomes = outcomes
+        self._win: WinPlay | None = None
 
     def __repr__(self) -> str:
         return f"Bot({self.strength!r})"
@@ -50,17 +66,37 @@ class Bot:
             self._strategy = Strategy.shared()
         return self._strategy
 
-    def choose_keep(self, sheet: Scoresheet, dice: Iterable[int], rolls_left: int) -> tuple[int, ...]:
-        """The dice to hold (sorted values) before rolling again; all five means score now."""
+    @property
+    def win_play(self) -> WinPlay:
+        if self._win is None:
+            outcomes = win_tables.shared() if self._outcomes is _NO_TABLES else self._outcomes
+            self._win = WinPlay(self.policy, outcomes)
+        return self._win
+
+    def choose_keep(
+        self, sheet: Scoresheet, dice: Iterable[int], rolls_left: int, *, opponents: Sequence[Scoresheet] = ()
+    ) -> tuple[int, ...]:
+        """The dice to hold (sorted values) before rolling again; all five means score now.
+        `opponents`: the other players' sheets (between turns), which only the winner weighs."""
         dice = validate_dice(dice)
         check_rolls_left(rolls_left)
         check_open(sheet)
+        if self.strength == "winner":
+            aim = against(self.win_play.outcomes, opponents)
+            if self.win_play.can_judge(sheet, aim):
+                return self.win_play.keep_options(sheet, dice, rolls_left, aim)[0].keep
         return self.policy.best_keep(sheet, dice, rolls_left)
 
-    def choose_box(self, sheet: Scoresheet, dice: Iterable[int]) -> Box:
-        """A legal open box for the final dice."""
+    def choose_box(
+        self, sheet: Scoresheet, dice: Iterable[int], *, opponents: Sequence[Scoresheet] = ()
+    ) -> Box:
+        """A legal open box for the final dice (`opponents` as for choose_keep)."""
         dice = validate_dice(dice)
         check_open(sheet)
+        if self.strength == "winner":
+            aim = against(self.win_play.outcomes, opponents)
+            if self.win_play.can_judge(sheet, aim):
+                return self.win_play.box_options(sheet, dice, aim)[0].box
         return self.policy.best_box(sheet, dice)
 
 

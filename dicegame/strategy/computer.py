@@ -7,12 +7,20 @@ applies the answer like any player's action.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.rules.turn import MAX_ROLLS
 from dicegame.strategy.bots import Bot
 from dicegame.strategy.decisions import Strategy
+
+
+@cache
+def computer_player(strength: str) -> Bot:
+    """One computer player of each strength per process (the winner remembers its last turns)."""
+    return Bot(strength)
 
 
 def auto_commit_box(sheet: Scoresheet, dice: tuple[int, ...]) -> Box:
@@ -50,19 +58,20 @@ def next_step(
     held: list[bool],
     rolls_used: int,
     chosen: Box | None,
+    opponents: Sequence[Scoresheet] = (),
 ) -> Step:
     """The bot's next move in its turn, one visible change at a time: roll; set the holds it wants;
-    roll again...; choose a box; confirm."""
+    roll again...; choose a box; confirm. `opponents`: the other seats' sheets (the winner weighs them)."""
     if rolls_used == 0 or dice is None:
         return Step("roll")
     if chosen is not None:
         return Step("confirm")
     rolls_left = MAX_ROLLS - rolls_used
     if rolls_left > 0:
-        keep = bot.choose_keep(sheet, dice, rolls_left)
+        keep = bot.choose_keep(sheet, dice, rolls_left, opponents=opponents)
         if len(keep) < len(dice):
             wanted = tuple(holds_for(dice, keep))
             if wanted != tuple(bool(h) for h in held):
                 return Step("hold", held=wanted)
             return Step("roll")
-    return Step("choose", box=bot.choose_box(sheet, dice))
+    return Step("choose", box=bot.choose_box(sheet, dice, opponents=opponents))
