@@ -31,7 +31,7 @@ def box_label(box: Box | str | None) -> str:
 
 
 def bot_name(strength: str, seat: int, count: int) -> str:
-    label = {"easy": _("easy"), "medium": _("medium"), "hard": _("hard")}[strength]
+    label = {"easy": _("easy"), "medium": _("medium"), "hard": _("hard"), "winner": _("winner")}[strength]
     if count == 1:
         return _("Computer (%(strength)s)") % {"strength": label}
     return _("Computer %(n)d (%(strength)s)") % {"n": seat, "strength": label}

@@ -26,12 +26,16 @@ from tests.support.environment import (
 )
 from tests.support.factories import PASSWORD, UserFactory, befriend
 from tests.support.live_server import make_application, use_test_database
-from tests.support.strategy import strategy  # noqa: F401  (a session fixture: the solved table)
+from tests.support.strategy import (
+    install_small_win_tables,
+    strategy,  # noqa: F401  (a session fixture: the solved table)
+)
 
 
 def pytest_configure(config):
     # fork would copy asgiref's thread pool without its thread, and the daphne child would hang.
     multiprocessing.set_start_method("spawn", force=True)
+    install_small_win_tables()
 
 
 def pytest_collection_modifyitems(config, items):

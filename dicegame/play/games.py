@@ -81,7 +81,7 @@ def game_create_vs_computer(*, actor: Actor, strengths: list[str]) -> Game:
     unknown = [s for s in strengths if s not in STRENGTHS]
     if unknown:
         raise GameActionError(
-            _("Unknown strength %(name)s: choose easy, medium or hard.") % {"name": repr(unknown[0])},
+            _("Unknown strength %(name)s: choose easy, medium, hard or winner.") % {"name": repr(unknown[0])},
             status=400,
         )
     return game_create(actor=actor, kind=Game.Kind.COMPUTER, bots=list(strengths))

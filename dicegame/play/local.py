@@ -67,7 +67,7 @@ def local_game_create(*, actor: Actor, seats: list[SeatSpec], hints: bool = Fals
     unknown = [s.strength for s in seats if s.strength and s.strength not in STRENGTHS]
     if unknown:
         raise GameActionError(
-            _("Unknown strength %(name)s: choose easy, medium or hard.") % {"name": repr(unknown[0])},
+            _("Unknown strength %(name)s: choose easy, medium, hard or winner.") % {"name": repr(unknown[0])},
             status=400,
         )
     bots = sum(1 for s in seats if s.strength)

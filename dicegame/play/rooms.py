@@ -34,6 +34,10 @@ from dicegame.rules import dice
 from dicegame.rules.turn import CORRESPONDENCE_GAMES_MAX, MOVE_TIME_CHOICES
 from dicegame.strategy import STRENGTHS
 
+# A room's computer players: the winner is not among them (a room may be rated, and it is offered where
+# people play the computer, and as a casual game's stand-in).
+ROOM_STRENGTHS = tuple(s for s in STRENGTHS if s != "winner")
+
 SEAT_CHOICES = (2, 3, 4)
 TURN_TIMER_CHOICES = (0, 30, 60, 120)  # 0: no turn timer
 
@@ -322,7 +326,7 @@ def _cancelled_notice(game_id: int, host: str) -> events.Notice:
 @transaction.atomic
 def room_add_computer(*, game_id: int, actor: Actor, strength: str) -> Player:
     game = _open_room(game_id, actor, host_only=True)
-    if strength not in STRENGTHS:
+    if strength not in ROOM_STRENGTHS:
         raise GameActionError(
             _("Unknown strength %(name)s: choose easy, medium or hard.") % {"name": repr(strength)},
             status=400,

@@ -36,7 +36,12 @@ from dicegame.screen.state import CHANGE_REGIONS
 from winprob.chances import page_bar
 
 GAME_TEMPLATE = "dicegame/game.html"
-STRENGTH_CHOICES = [("easy", _lazy("Easy")), ("medium", _lazy("Medium")), ("hard", _lazy("Hard (optimal)"))]
+STRENGTH_CHOICES = [
+    ("easy", _lazy("Easy")),
+    ("medium", _lazy("Medium")),
+    ("hard", _lazy("Hard (optimal)")),
+    ("winner", _lazy("Winner (plays to win)")),
+]
 
 
 @require_GET
