@@ -307,6 +307,15 @@ class GameConsumer(_LimitedSocket):
         self.bar_version = event["version"]
         await self.send(text_data=event["html"] if self.opened.seat_id is None else event["seat_html"])
 
+    async def win_hint(self, event):
+        """The hint "best to win" of a position (winprob.hints), for the seat whose position it is (every
+        seat's screen of a local game is the one device); its markup replaces the hint only where the
+        screen still shows that position."""
+        if self.opened is None or self.opened.seat_id is None or event["language"] != self.language:
+            return
+        if self.opened.seat_id == event["seat"] or event["local"]:
+            await self.send(text_data=event["html"])
+
     async def win_choice(self, event):
         """The seat's player switched the bar on or off (winprob.views.toggle)."""
         self.wants_bar = bool(event["on"])

@@ -10,7 +10,8 @@ class WinprobConfig(AppConfig):
     def ready(self):
         # Imported here: an app's modules load once every app's models have.
         from dicegame import events
-        from winprob import live
+        from winprob import hints, live
 
-        # The bar comes after the board of the same change, off the action's path.
+        # The bar and the hint "best to win" come after the board of the same change, off the action's path.
         events.subscribe(events.BoardPushed, live.on_board_pushed)
+        events.subscribe(events.BoardPushed, hints.on_board_pushed)

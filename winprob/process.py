@@ -17,7 +17,8 @@ from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
 
 from dicegame.rules.scoring import Scoresheet
-from dicegame.strategy import Strategy
+from dicegame.strategy import Strategy, win_tables
+from dicegame.strategy import winner as WN
 from dicegame.strategy import winprob as W
 
 NICENESS = 10
@@ -65,6 +66,23 @@ def _chances(seats, n: int, seed: int) -> list[float]:
     return W.win_chances(_values, positions, n=n, seed=seed, cache=_cache)
 
 
+_win_play = None
+
+
+def _winner():
+    """The child's computer that plays to win: its own tables, loaded (and checked) on first use."""
+    global _win_play
+    if _win_play is None:
+        _win_play = WN.WinPlay(Strategy.shared(), win_tables.shared())
+    return _win_play
+
+
+def _hint(sheet, dice, rolls_left: int, opponents) -> dict:
+    return WN.hint_figures(
+        _winner(), Scoresheet.from_dict(sheet), dice, rolls_left, [Scoresheet.from_dict(o) for o in opponents]
+    )
+
+
 def _course(seats: int, steps, n: int, seed: int) -> list[list[float]]:
 
     steps = [(seat, Scoresheet.from_dict(sheet)) for seat, sheet in steps]
@@ -87,6 +105,11 @@ def chances(seats, n: int, seed: int) -> list[float]:
 def course(seats: int, steps, n: int, seed: int) -> list[list[float]]:
     """winprob.course(...) (a finished game's chances, for its review) in the child process."""
     return _call(_course, seats, [(seat, sheet.to_dict()) for seat, sheet in steps], n, seed)
+
+
+def hint(sheet: Scoresheet, dice, rolls_left: int, opponents) -> dict:
+    """winner.hint_figures(...) for a position, worked out in the child process."""
+    return _call(_hint, sheet.to_dict(), tuple(dice), rolls_left, [o.to_dict() for o in opponents])
 
 
 def _call(function, *args):

@@ -29,6 +29,7 @@ from django.utils.translation import gettext as _
 
 from dicegame.models import Game
 from dicegame.rules.scoring import UPPER_BONUS, UPPER_BONUS_THRESHOLD
+from dicegame.screen import win_hints
 
 
 @cache
@@ -308,6 +309,7 @@ def hints(board, *, oob: bool, csrf: str = "") -> SafeString:
     if found:
         if found.sentence:
             out.append(f'<p class="hint-sentence" data-hint-sentence>{esc(found.sentence)}</p>')
+        out.append(win_hints.region(board.win_hint))
         figures = esc(_("The exact figures"))
         expected = esc(_("Expected final total with optimal play from here"))
         total, cost = esc(_("Expected total")), esc(_("Cost"))

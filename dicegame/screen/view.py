@@ -28,6 +28,7 @@ from dicegame.rules.turn import MAX_ROLLS
 from dicegame.screen import markup, moments
 from dicegame.screen.hints import Hints, game_hints
 from dicegame.screen.state import BoardState, board_state
+from dicegame.screen.win_hints import WinHint, hint_position, win_hint
 
 LAST_UPPER = Box.SIXES
 
@@ -92,6 +93,7 @@ class Board:
     can_hint: bool = False
     hints_on: bool = False
     hints: Hints | None = None
+    win_hint: WinHint | None = None  # "best to win", in a casual game against opponents
     my_seat: Player | None = None
     deadline_ms: int | None = None
     game_url: str = ""
@@ -233,6 +235,7 @@ def board_for(state: BoardState, seat: Player | None) -> Board:
     can_hint = seat is not None and game.kind != Game.Kind.FRIENDS and not game.is_finished
     hints_on = can_hint and seat.hints
     hints = None
+    found_win_hint = None
     if hints_on:
         hints = game_hints(
             sheet=state.sheets[seat.id],
@@ -240,6 +243,8 @@ def board_for(state: BoardState, seat: Player | None) -> Board:
             rolls_used=rolls_used if my_turn else 0,
             held=held,
         )
+        if my_turn:
+            found_win_hint = win_hint(hint_position(game, state.players, turn))
     values = dice_values or (None,) * 5
     rolled = (False,) * 5
     if dice_values and turn.rolls:
@@ -275,6 +280,7 @@ def board_for(state: BoardState, seat: Player | None) -> Board:
         can_hint=can_hint,
         hints_on=hints_on,
         hints=hints,
+        win_hint=found_win_hint,
         my_seat=seat,
         deadline_ms=state.deadline_ms,
         game_url=state.game_url,

@@ -257,3 +257,39 @@ def _best_first(options: list[Option]) -> list[Option]:
     top = [o for o in options if o.chance >= best - TIE]
     rest = sorted((o for o in options if o.chance < best - TIE), key=lambda o: -o.chance)
     return top + rest
+
+
+def hint_figures(
+    play: WinPlay, sheet: Scoresheet, dice: Sequence[int], rolls_left: int, opponents: Sequence[Scoresheet]
+) -> dict:
+    """The hint "best to win" beside "best for your total", JSON-ready: {"win": {"move", "chance"},
+    "total": {"move", "chance"}}, a move {"keep": [...]} or {"box", "points", "stop"}; {} where the
+    position cannot be judged (no tables for it)."""
+    aim = against(play.outcomes, opponents)
+    if not play.can_judge(sheet, aim):
+        return {}
+    dice = validate_dice(dice)
+    boxes = play.box_options(sheet, dice, aim)
+    box_chance = {o.box: o.chance for o in boxes}
+    et_box = play.strategy.evaluate(sheet, dice, 0)[0]
+
+    def box_move(box: Box, points: int, stop: bool) -> dict:
+        return {"box": box.name, "points": points, "stop": stop}
+
+    if rolls_left == 0:
+        win = {"move": box_move(boxes[0].box, boxes[0].points, False), "chance": boxes[0].chance}
+        total = {"move": box_move(et_box.box, et_box.points, False), "chance": box_chance[et_box.box]}
+        return {"win": win, "total": total}
+    keeps = play.keep_options(sheet, dice, rolls_left, aim)
+    keep_chance = {o.keep: o.chance for o in keeps}
+    best = keeps[0]
+    if len(best.keep) == 5:
+        win = {"move": box_move(boxes[0].box, boxes[0].points, True), "chance": boxes[0].chance}
+    else:
+        win = {"move": {"keep": list(best.keep)}, "chance": best.chance}
+    et_keep = play.strategy.evaluate(sheet, dice, rolls_left)[0].keep
+    if len(et_keep) == 5:
+        total = {"move": box_move(et_box.box, et_box.points, True), "chance": box_chance[et_box.box]}
+    else:
+        total = {"move": {"keep": list(et_keep)}, "chance": keep_chance[et_keep]}
+    return {"win": win, "total": total}
