@@ -15,8 +15,8 @@ from dicegame.models import Game, GameAnalysis, Player
 from dicegame.records import not_counted_reason, secret_until
 from dicegame.rules.scoring import UPPER_BONUS, UPPER_BONUS_THRESHOLD, Box, Scoresheet
 from dicegame.strategy import analysis as A
-from winprob import live as winprob_live
-from winprob import review as winprob_review
+
+from . import win_decisions
 
 SEAT_CLASSES = 4  # css classes series-0..3
 
@@ -233,6 +233,16 @@ class Review:
     win_chart: SafeString = field(default_factory=lambda: mark_safe(""))
     win_swings: list = field(default_factory=list)
     win_pending: bool = False
+    # Each decision in chances (review.win_decisions): step -> figures, where the review opens, a chart.
+    win_steps: dict = field(default_factory=dict)
+    win_field: bool = False
+    win_field_size: int = 0
+    mattered: list = field(default_factory=list)
+    decision_chart: SafeString = field(default_factory=lambda: mark_safe(""))
+
+    @property
+    def step_chance(self):
+        return self.win_steps.get(self.step.index) if self.step else None
 
     @property
     def line_query(self) -> str:
@@ -348,7 +358,9 @@ def game_review(
             if A.LABELS.index(d["label"]) > A.LABELS.index(worst):
                 worst = d["label"]
         turns.append(TurnRow(turn, player, first, round(sum(d["cost"] for d in turn["decisions"]), 4), worst))
-    index = parse_step(step, len(steps))
+    win = win_decisions.course_context(game, players, steps, SEAT_CLASSES)
+    opening = win_decisions.default_step(win.get("mattered", []))
+    index = parse_step(step, len(steps)) if step not in (None, "") or opening is None else opening
     current = steps[index] if steps else None
     marker = None
     if current is not None:
@@ -417,7 +429,7 @@ def game_review(
         optimal_turn=optimal_turn,
         optimal_secret_until=seed_secret_until,
         results_secret_until=results_secret,
-        **_win_course(game, players),
+        **win,
     )
 
 
@@ -435,21 +447,6 @@ def without_the_dice(seat: dict) -> dict:
     if "summary" in seat:
         kept["summary"] = {k: v for k, v in seat["summary"].items() if k not in DICE_SUMMARY}
     return kept
-
-
-def _win_course(game: Game, players: list[Player]) -> dict:
-    """The winning chances through the game (winprob.review): stored once worked out (in the
-    background, when the game ended); a review that finds none asks for it and says so."""
-
-    if game.kind == Game.Kind.SOLO or not winprob_review.has_course(game, len(players)):
-        return {}
-    course = winprob_review.stored(game)
-    if course is None:
-        return {"win_pending": winprob_live.schedule_course(game)}
-    return {
-        "win_chart": mark_safe(winprob_review.win_chart(course.data, players, SEAT_CLASSES)),
-        "win_swings": winprob_review.swing_labels(course.data, players),
-    }
 
 
 def luck_chart(data: dict, players: list[Player], *, marker_x: float | None = None) -> SafeString:

@@ -61,15 +61,11 @@ def after_push(game: Game, change: str | None) -> None:
     request_hint(game, players, turn)
 
 
-def tables_on_disk() -> bool:
-    return win_tables.default_path().exists()
-
-
 def request_hint(game: Game, players: list[Player], turn: Turn | None) -> bool:
     """Ask for the win hint of the position as it stands (False: none to ask for, or the queue refused
     it because its person's games wait already)."""
     position = win_hints.hint_position(game, players, turn)
-    if position is None or not tables_on_disk():
+    if position is None or not win_tables.on_disk():
         return False
     key = position.key
     if cache.get(key) is not None:

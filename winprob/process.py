@@ -17,7 +17,7 @@ from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
 
 from dicegame.rules.scoring import Scoresheet
-from dicegame.strategy import Strategy, win_tables
+from dicegame.strategy import Strategy, win_review, win_tables
 from dicegame.strategy import winner as WN
 from dicegame.strategy import winprob as W
 
@@ -83,6 +83,28 @@ def _hint(sheet, dice, rolls_left: int, opponents) -> dict:
     )
 
 
+def _decisions(turns, seats, field) -> dict:
+    play = _winner()
+    return win_review.decision_chances(play, turns, seats, aim_maker(play.outcomes, field))
+
+
+EXPECTED_TOTAL_FIELD = "expected-total"
+
+
+def aim_maker(outcomes, field):
+    """The aim of each decision: the share of `field` beaten (a list of chances by total, or
+    EXPECTED_TOTAL_FIELD: a field of expected-total players), or, None, finishing first against the
+    other seats' sheets as they stood."""
+    if field == EXPECTED_TOTAL_FIELD:
+        field = WN.final_totals(outcomes, Scoresheet())
+        if field is None:  # the tables do not reach back to the empty sheet
+            return lambda seat, sheets: None
+    if field is not None:
+        aim = WN.against_field(field, "field")
+        return lambda seat, sheets: aim
+    return lambda seat, sheets: WN.against(outcomes, [s for k, s in sheets.items() if k != seat])
+
+
 def _course(seats: int, steps, n: int, seed: int) -> list[list[float]]:
 
     steps = [(seat, Scoresheet.from_dict(sheet)) for seat, sheet in steps]
@@ -110,6 +132,11 @@ def course(seats: int, steps, n: int, seed: int) -> list[list[float]]:
 def hint(sheet: Scoresheet, dice, rolls_left: int, opponents) -> dict:
     """winner.hint_figures(...) for a position, worked out in the child process."""
     return _call(_hint, sheet.to_dict(), tuple(dice), rolls_left, [o.to_dict() for o in opponents])
+
+
+def decisions(turns, seats, field) -> dict:
+    """win_review.decision_chances(...) of a finished game, in the child process."""
+    return _call(_decisions, list(turns), list(seats), field)
 
 
 def _call(function, *args):

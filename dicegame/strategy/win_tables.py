@@ -40,6 +40,11 @@ def default_path() -> Path:
     return cache.default_path().parent / f"penta-outcomes-v{FORMAT_VERSION}.npz"
 
 
+def on_disk() -> bool:
+    """Whether tables were built at the default path (not yet whether they are sound: `load` checks)."""
+    return default_path().exists()
+
+
 def data_path(path: Path) -> Path:
     return Path(path).with_suffix(".npy")
 

@@ -17,6 +17,7 @@ from dicegame import play
 from dicegame.models import Game, Player, Turn
 from dicegame.rules.scoring import Box
 from dicegame.screen import win_hints
+from dicegame.strategy import win_tables
 from live import pushes
 from live.consumers import GameConsumer
 from live.presence import Opened
@@ -136,7 +137,7 @@ def test_page_loads_never_work_a_hint_out():
 
 def test_without_tables_on_disk_nothing_is_asked_for(monkeypatch, tmp_path):
     monkeypatch.setenv("PENTA_WIN_TABLES_PATH", str(tmp_path / "none.npz"))
-    assert not hints.tables_on_disk()
+    assert not win_tables.on_disk()
 
 
 async def received(channel: str, quiet: float = 2.0) -> list[dict]:
