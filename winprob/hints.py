@@ -109,9 +109,9 @@ def _run(job, loop, claim: str) -> None:
         cache.set(position.key, figures, CACHE_SECONDS)
     finally:
         cache.delete(claim)
-    hint = win_hints.WinHint(position.key, figures) if figures else None
-    if hint is None:
+    if not figures:
         return
+    hint = win_hints.WinHint(position.key, figures)
     messages = []
     for language in sorted(languages):
         with translation.override(language):

@@ -7,4 +7,5 @@ from . import views
 urlpatterns = [
     path("games/<id:game_id>/win-bar/", views.bar, name="bar"),
     path("games/<id:game_id>/win-bar/toggle/", views.toggle, name="toggle"),
+    path("games/<id:game_id>/win-hint/", views.hint, name="hint"),
 ]

@@ -23,6 +23,7 @@ from core.http import game_url, message_response
 from dicegame.actors import actor_from_request
 from dicegame.models import Game, Player, Turn
 from dicegame.play import selectors
+from dicegame.screen import win_hints
 
 from . import chances as wp
 from . import live
@@ -98,6 +99,23 @@ def bar(request: HttpRequest, game_id: int) -> HttpResponse:
         if wp.cached_chances(players, turn) is None:
             return HttpResponse(status=202)  # on its way: the figures follow by push
     return _region(request, game, players, mine, token)
+
+
+@require_GET
+def hint(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The hint "best to win" of the position as it stands, for the player to move: read from the shared
+    cache (worked out after the change that made the position, `winprob.hints`); nothing is worked out
+    here. An empty region when there is none (the page then stops asking)."""
+    try:
+        game, players, _mine, _token = _game(request, game_id)
+    except Http404 as exc:
+        return message_response(request, str(exc), status=404)
+    position = win_hints.hint_position(game, players, _turn(game))
+    found = None
+    if position is not None and actor_from_request(request).owns(position.seat):
+        found = win_hints.win_hint(position)
+    url = request.path if found is not None and found.pending and found.figures is None else ""
+    return HttpResponse(win_hints.region(found, poll=url))
 
 
 @require_POST

@@ -309,7 +309,7 @@ def hints(board, *, oob: bool, csrf: str = "") -> SafeString:
     if found:
         if found.sentence:
             out.append(f'<p class="hint-sentence" data-hint-sentence>{esc(found.sentence)}</p>')
-        out.append(win_hints.region(board.win_hint))
+        out.append(win_hints.region(board.win_hint, poll=f"{board.game_url}win-hint/"))
         figures = esc(_("The exact figures"))
         expected = esc(_("Expected final total with optimal play from here"))
         total, cost = esc(_("Expected total")), esc(_("Cost"))

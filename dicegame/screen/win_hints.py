@@ -73,11 +73,8 @@ class WinHint:
     """A position's hint: the move best to win and the move best for the total, each with its chance."""
 
     key: str
-    figures: dict | None  # None: on its way
-
-    @property
-    def pending(self) -> bool:
-        return self.figures is None
+    figures: dict | None  # None: none yet
+    pending: bool = False  # on its way (queued or being worked out)
 
     @property
     def same(self) -> bool:
@@ -85,16 +82,15 @@ class WinHint:
 
 
 def win_hint(position: HintPosition | None) -> WinHint | None:
-    """The hint of a position if worked out (or on its way: queued by a change), else None."""
+    """The hint of a position: worked out, on its way (queued by a change), or not (yet): its region
+    then waits, hidden, for a push of its figures. None: no position that has one."""
     if position is None:
         return None
     key = position.key
     figures = cache.get(key)
     if figures is not None:
-        return WinHint(key, figures) if figures else None  # {}: no figures for this position
-    if cache.get(claim_key(key)) is not None:
-        return WinHint(key, None)
-    return None
+        return WinHint(key, figures or None)  # {}: no figures for this position
+    return WinHint(key, None, pending=cache.get(claim_key(key)) is not None)
 
 
 def percent(chance: float) -> str:
@@ -112,14 +108,23 @@ def move_words(move: dict) -> str:
     return hint_words.box_sentence(Box[move["box"]], move["points"], stop_rolling=move.get("stop", False))
 
 
-def region(hint: WinHint | None, *, oob: bool = False) -> SafeString:
-    """The hint's region, inside the hints: empty where there is none (so a later push finds nothing to
-    replace); a push targets the position it was worked out for only."""
+def region(hint: WinHint | None, *, oob: bool = False, poll: str = "") -> SafeString:
+    """The hint's region, inside the hints. A push targets the position it was worked out for only: a
+    position without figures yet keeps a hidden region marked with it, for the push to fill. While the
+    figures are on their way, the page also asks `poll` for them now and then (they come by push, but
+    an action's answer may redraw the hints after the push came): a read of the cache, which works
+    nothing out."""
     if hint is None:
         return SafeString('<div id="win-hint" class="win-hint" hidden></div>')
     swap = f" hx-swap-oob=\"outerHTML:#win-hint[data-position='{hint.key}']\"" if oob else ""
     head = f'<div id="win-hint" class="win-hint" data-position="{hint.key}"{swap} aria-live="polite">'
+    if hint.figures is None and not hint.pending:
+        return SafeString(head.replace(">", " hidden>", 1) + "</div>")
     if hint.pending:
+        if poll:
+            head = head.replace(
+                ">", f' hx-get="{escape(poll)}" hx-trigger="every 2s" hx-swap="outerHTML">', 1
+            )
         pending = escape(_("Working out the chance to win…"))
         return SafeString(head + f'<p class="small" data-win-hint-pending>{pending}</p></div>')
     win, total = hint.figures["win"], hint.figures["total"]

@@ -135,6 +135,29 @@ def test_page_loads_never_work_a_hint_out():
     assert "data-win-hint-pending" in client_for(user).get(f"/games/{game.pk}/").content.decode()
 
 
+@pytest.mark.django_db
+def test_the_page_asks_for_a_pending_hint_which_only_reads_the_cache(django_capture_on_commit_callbacks):
+    user = UserFactory()
+    game = known_position(user, hints_on=True)
+    position = win_hints.hint_position(game, list(game.players.order_by("seat")), Turn.objects.get(game=game))
+    url = f"/games/{game.pk}/win-hint/"
+    # On its way: the placeholder asks again (a read), and the answer is the placeholder again.
+    cache.set(win_hints.claim_key(position.key), 1, 30)
+    page = client_for(user).get(f"/games/{game.pk}/").content.decode()
+    assert f'hx-get="{url}" hx-trigger="every 2s"' in hint_of(page)
+    assert "data-win-hint-pending" in client_for(user).get(url).content.decode()
+    assert hint_keys() == []
+    # Worked out: the figures; for anyone but the player to move, nothing.
+    with django_capture_on_commit_callbacks(execute=True):
+        hints.after_push(Game.objects.get(pk=game.pk), None)
+    cache.delete(win_hints.claim_key(position.key))
+    answer = client_for(user).get(url).content.decode()
+    assert 'data-win-hint="differs"' in answer and "hx-get" not in answer
+    for other in (Client(), client_for(UserFactory())):  # nobody else sees the game, nor its hint
+        answer = other.get(url)
+        assert answer.status_code == 404 and "data-win-hint" not in answer.content.decode()
+
+
 def test_without_tables_on_disk_nothing_is_asked_for(monkeypatch, tmp_path):
     monkeypatch.setenv("PENTA_WIN_TABLES_PATH", str(tmp_path / "none.npz"))
     assert not win_tables.on_disk()
