@@ -102,7 +102,8 @@ def against(outcomes: Outcomes | None, opponents: Sequence[Scoresheet]) -> Aim |
     dists = [final_totals(outcomes, s) for s in opponents]
     if any(d is None for d in dists):
         return None
-    key = ("first", tuple(sorted((State.of(s), s.total) for s in opponents)))
+    states = ((State.of(s), s.total) for s in opponents)
+    key = ("first", tuple(sorted((st.mask, st.upper, st.penta, total) for st, total in states)))
     return Aim(first_place_worth(dists), key)
 
 

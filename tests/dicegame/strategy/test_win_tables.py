@@ -66,7 +66,7 @@ def best(state: State) -> np.ndarray:
     return reach.best_chances(state.mask, state.upper, state.penta, WIDTH)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.sampled_from(LATE))
 def test_the_best_chance_never_rises_with_t_is_one_at_zero_and_beats_the_expected_total_play(table, state):
     chances = best(state)
@@ -76,7 +76,7 @@ def test_the_best_chance_never_rises_with_t_is_one_at_zero_and_beats_the_expecte
     assert (chances >= survival(table, state) - 1e-12).all()
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.sampled_from(LATE))
 def test_summed_over_t_the_chances_bound_the_solvers_expected_value(strategy, table, state):
     value = float(strategy.values[state.mask, state.upper, state.penta])
@@ -86,7 +86,7 @@ def test_summed_over_t_the_chances_bound_the_solvers_expected_value(strategy, ta
     assert best(state)[1:].sum() >= value - 1e-9
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.sampled_from(LATE))
 def test_every_distribution_is_one_whole_and_starts_and_ends_with_mass(table, state):
     lo, chances = table.future(state)

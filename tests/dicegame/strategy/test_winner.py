@@ -28,8 +28,8 @@ def sheet(**boxes: int) -> Scoresheet:
 
 
 @pytest.fixture(scope="module")
-def tables(strategy):
-    return outcomes.build(strategy.values, min_layer=11)
+def tables():
+    return win_tables.shared()  # the session's small tables (tests/support/strategy.py)
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +66,18 @@ def test_on_the_last_roll_behind_by_30_it_rerolls_for_the_only_tie_there_is(stra
     aim = W.against(winner.win_play.outcomes, [them])
     best = winner.win_play.keep_options(me, dice, 1, aim)[0]
     assert best.chance == pytest.approx(1 / 12, abs=1e-9)
+
+
+def test_against_three_opponents_it_weighs_them_all(strategy, winner):
+    """Three finished opponents, the best of them 60 ahead: the same answer as against that one alone."""
+    me = sheet(chance=None, penta=None)
+    lead = sheet(three_of_a_kind=30, chance=30, penta=0)
+    others = [sheet(chance=5, penta=0), sheet(chance=20, penta=0)]
+    dice = (1, 1, 2, 3, 5)
+    assert winner.choose_box(me, dice, opponents=[others[0], lead, others[1]]) is Box.CHANCE
+    aim = W.against(winner.win_play.outcomes, [others[1], lead, others[0]])
+    assert aim.key == W.against(winner.win_play.outcomes, [lead, *others]).key  # the order does not matter
+    assert winner.win_play.box_options(me, dice, aim)[0].chance == pytest.approx(0.046, abs=0.001)
 
 
 def test_without_tables_or_opponents_it_plays_for_the_total(strategy):
