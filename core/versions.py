@@ -41,7 +41,6 @@ from django.db import connection
 from django.utils import timezone
 from django.utils.translation import get_language
 
-from core.prepared import PreparedSelect
 from dicegame import events
 from dicegame.models import CacheVersion, Game
 from dicegame.rules import days
@@ -92,27 +91,13 @@ def bump(*names: str) -> None:
         )
 
 
-# Every cached page reads its versions: the query is compiled once per connection for each number of
-# names (core.prepared). The samples: names no version has.
-_readers: dict[int, PreparedSelect] = {}
-
-
-def _reader(count: int) -> PreparedSelect:
-    reader = _readers.get(count)
-    if reader is None:
-        sample = tuple(f"-sample-7091931-{i}-" for i in range(count))
-        build = lambda *names: CacheVersion.objects.filter(name__in=names).only("name", "value").order_by()  # noqa: E731
-        reader = _readers.setdefault(count, PreparedSelect(build, sample))
-    return reader
-
-
 def read(names: Iterable[str]) -> dict[str, int | None]:
     """The current versions of these names, in one query: None for a person or a day never bumped. The
     site-wide versions start at their first reading (they are a handful: nobody makes rows by asking)."""
     names = set(names)
     if not names:
         return {}
-    found = {row.name: row.value for row in _reader(len(names)).fetch(*sorted(names))}
+    found = dict(CacheVersion.objects.filter(name__in=sorted(names)).values_list("name", "value"))
     if (names & GLOBAL) - found.keys():  # all of them at once: a new database pays this once
         CacheVersion.objects.bulk_create(
             [CacheVersion(name=n, value=_fresh()) for n in sorted(GLOBAL)], ignore_conflicts=True
