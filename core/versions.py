@@ -32,10 +32,10 @@ import datetime as dt
 import hashlib
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from cachetools import LRUCache
 from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
@@ -122,18 +122,18 @@ def cache_key(key: str, versions: dict[str, int | None]) -> str:
 # themselves (no round trip, nothing to unpickle). They are shared by the requests: nobody changes them.
 # A player page alone keeps about ten (its sections' rows and their markup, per language): fifty people
 # reading their pages at once overflowed 1,000 and recomputed their statistics over and over
-# (bench/read_pages.py, fifty clients: a third of the requests a second).
+# (bench/read_pages.py, fifty clients: a third of the requests a second). cachetools' caches are not
+# thread-safe (its documentation: guard them with a lock), and the requests run on several threads.
 LOCAL_ENTRIES = 4000
-_local: OrderedDict[str, tuple] = OrderedDict()
+_local: LRUCache[str, tuple] = LRUCache(maxsize=LOCAL_ENTRIES)
 _local_lock = threading.Lock()
 
 
 def _get(key: str) -> tuple | None:
     with _local_lock:
-        boxed = _local.get(key)
-        if boxed is not None:
-            _local.move_to_end(key)
-            return boxed
+        boxed = _local.get(key)  # a hit is the most recently used now
+    if boxed is not None:
+        return boxed
     boxed = cache.get(key)  # (value,): a value may be None or empty
     if boxed is not None:
         _keep(key, boxed)
@@ -142,10 +142,7 @@ def _get(key: str) -> tuple | None:
 
 def _keep(key: str, boxed: tuple) -> None:
     with _local_lock:
-        _local[key] = boxed
-        _local.move_to_end(key)
-        while len(_local) > LOCAL_ENTRIES:
-            _local.popitem(last=False)
+        _local[key] = boxed  # the least recently used goes past LOCAL_ENTRIES
 
 
 def _set(key: str, boxed: tuple) -> None:
@@ -200,6 +197,10 @@ def cached[T](key: str, names: Iterable[str], compute: Callable[[], T], *, versi
     boxed = _get(full)
     if boxed is not None:
         return boxed[0]
+    # One request computes, the others wait: Django's own idiom, `cache.add` (atomic where the cache is
+    # shared: SET NX on Redis). dogpile.cache's lock would need the same of us, a mutex over Django's
+    # cache (it has no Django backend), and fits values that expire and are regenerated, not these,
+    # which are never stale under their versions: more code, not less.
     lock = full + ":lock"
     owner = cache.add(lock, 1, LOCK_SECONDS)
     if owner:
