@@ -4,7 +4,8 @@ refused for a while, the right password too, before any password is hashed.
 
 django-axes gives one failure limit for all its counters; here each has its own (a few per account,
 more per address: a household or an office shares one), so the handler compares each counter with
-its limit. See "Security" in the README.
+its limit (with axes' cache and its cache keys, undocumented: tests/test_private_names.py pins them).
+See "Security" in the README.
 
 When the shared cache (Redis) cannot be reached, the counters fall back to this process's memory: logins
 keep working and are still throttled, per process, instead of every login answering 500 until Redis is

@@ -25,6 +25,10 @@ finds none idle waits for one: the pool bounds how many requests work at once (a
 connections they hold: PostgreSQL's pool, penta.settings, has at most PENTA_DB_POOL_MAX), where
 before every request got a thread. Reading the body and sending the answer stay on the event loop.
 
+This overrides ASGIHandler's undocumented `run_get_response` (and sets `_handler_class`, the
+sender of `request_finished`, as Django's does): tests/test_private_names.py pins the Django version
+it was checked in.
+
 A request whose client goes away is cancelled while its view may still be running: its thread goes
 back to the idle ones all the same, and runs the next request's work after the view ends (one worker
 each: never two requests at once on one thread).
