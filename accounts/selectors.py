@@ -10,7 +10,6 @@ from django.core.cache import cache
 from django.db.models import Q, QuerySet
 
 from accounts.models import FriendRequest, Friendship, Profile
-from core.prepared import PreparedSelect
 
 # Only the shared cache's own failures (the server gone, a timeout): the zone is then read from the
 # database; a bug still raises.
@@ -22,21 +21,11 @@ except ImportError:  # pragma: no cover - redis is a dependency of the productio
     CACHE_DOWN = (OSError,)
 
 
-# Read on most pages of a logged-in person (the daily's and the players' boards, the player pages):
-# compiled once per connection (core.prepared). The samples: ids no other parameter can equal.
-_FRIENDSHIPS = PreparedSelect(
-    lambda low, high: (
-        Friendship.objects.filter(Q(user_low_id=low) | Q(user_high_id=high))
-        .only("user_low_id", "user_high_id")
-        .order_by()
-    ),
-    (-7_091_931, -7_091_932),
-)
-
-
 def friend_ids(*, user_id: int) -> set[int]:
-    pairs = _FRIENDSHIPS.fetch(user_id, user_id)
-    return {p.user_low_id if p.user_high_id == user_id else p.user_high_id for p in pairs}
+    pairs = Friendship.objects.filter(Q(user_low_id=user_id) | Q(user_high_id=user_id)).values_list(
+        "user_low_id", "user_high_id"
+    )
+    return {low if high == user_id else high for low, high in pairs}
 
 
 def friends_of(*, user_id: int) -> QuerySet:

@@ -24,7 +24,7 @@ from channels.db import database_sync_to_async
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
-from django.http import Http404
+from django.http import Http404, HttpRequest
 from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
@@ -57,21 +57,16 @@ def actor_from_scope(scope) -> Actor:
 
 
 def scope_language(scope) -> str:
-    """The page's language: the language cookie, else Accept-Language, else the default."""
-    cookie = (scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME, "")
-    candidates = [cookie]
-    for name, value in scope.get("headers") or []:
-        if name == b"accept-language":
-            header = value.decode("latin-1")
-            candidates += [code for code, _q in translation.trans_real.parse_accept_lang_header(header)]
-    for candidate in candidates:
-        if not candidate:
-            continue
-        try:
-            return translation.get_supported_language_variant(candidate)
-        except LookupError:
-            continue
-    return settings.LANGUAGE_CODE
+    """The page's language, found as the page's own was (LocaleMiddleware's
+    `get_language_from_request`): the language cookie, else Accept-Language, else the default."""
+    request = HttpRequest()
+    request.COOKIES = scope.get("cookies") or {}
+    accepted = [
+        value.decode("latin-1") for name, value in scope.get("headers") or [] if name == b"accept-language"
+    ]
+    if accepted:
+        request.META["HTTP_ACCEPT_LANGUAGE"] = ",".join(accepted)  # as Django's ASGI request joins them
+    return translation.get_language_from_request(request)
 
 
 def _turn_action(name):

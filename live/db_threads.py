@@ -31,9 +31,10 @@ On SQLite there is one thread: a second writer would only wait on the file's loc
 
 from __future__ import annotations
 
+import functools
 from concurrent.futures import ThreadPoolExecutor
 
-from asgiref.sync import SyncToAsync
+from asgiref.sync import SyncToAsync, sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
 
@@ -41,20 +42,19 @@ from django.db import close_old_connections
 _EXECUTOR = ThreadPoolExecutor(max_workers=settings.PENTA_SOCKET_DB_THREADS, thread_name_prefix="socket-db")
 
 
-class _DatabaseCall(SyncToAsync):
-    """channels' DatabaseSyncToAsync on these threads: old connections closed before and after the call
-    (on PostgreSQL the connection goes back to the pool). Django's close_old_connections itself, not
-    through channels.db, whose name channels' test communicators replace with a no-op while they run:
-    that is for a call that may run in the test's own thread, and these never do."""
+def in_db_thread(func) -> SyncToAsync:
+    """`func` as a coroutine function run on the sockets' database threads, old connections closed
+    before and after the call (on PostgreSQL the connection goes back to the pool), as channels'
+    `database_sync_to_async` does. Django's close_old_connections itself, not through channels.db, whose
+    name channels' test communicators replace with a no-op while they run: that is for a call that may
+    run in the test's own thread, and these never do."""
 
-    def thread_handler(self, loop, *args, **kwargs):
+    @functools.wraps(func)
+    def call(*args, **kwargs):
         close_old_connections()
         try:
-            return super().thread_handler(loop, *args, **kwargs)
+            return func(*args, **kwargs)
         finally:
             close_old_connections()
 
-
-def in_db_thread(func) -> SyncToAsync:
-    """`func` as a coroutine function run on the sockets' database threads."""
-    return _DatabaseCall(func, thread_sensitive=False, executor=_EXECUTOR)
+    return sync_to_async(call, thread_sensitive=False, executor=_EXECUTOR)

@@ -24,7 +24,6 @@ from accounts.models import Profile
 from accounts.selectors import are_friends
 from analysis.store import analyse_pending
 from core import charts, versions
-from core.prepared import PreparedSelect
 from dicegame.labels import box_label
 from dicegame.models import Game, Player
 from dicegame.records import (
@@ -66,17 +65,8 @@ def player_visible(*, viewer_id: int | None, target, opted_in: bool | None = Non
     return viewer_id is not None and are_friends(a=viewer_id, b=target.pk)
 
 
-# Asked on every view of the leaderboards: compiled once per connection (core.prepared).
-_OPTED_IN = PreparedSelect(
-    lambda user_id: (
-        Profile.objects.filter(user_id=user_id, leaderboard_opt_in=True).only("pk").order_by()[:1]
-    ),
-    (-7_091_931,),
-)
-
-
 def opted_in(user_id: int) -> bool:
-    return bool(_OPTED_IN.fetch(user_id))
+    return Profile.objects.filter(user_id=user_id, leaderboard_opt_in=True).exists()
 
 
 # -- a player's statistics ---------------------------------------------------------------------------

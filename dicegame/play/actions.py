@@ -15,7 +15,6 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from core import metrics
-from core.prepared import save_fields
 from dicegame import events
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
@@ -122,7 +121,7 @@ def turn_toggle_hold(*, game_id: int, actor: Actor, turn: int, roll: int, die: i
         held = list(t.held)
         held[die - 1] = not held[die - 1]
         t.held = held
-        save_fields(t, ["held"])
+        t.save(update_fields=["held"])
 
     return _act(game_id, actor, turn, roll, action, change=events.HOLDS, kind="hold")
 

@@ -14,13 +14,14 @@ The rules (`dicegame.rules`) decide *what* is legal; play decides *who* and *whe
 from __future__ import annotations
 
 from datetime import timedelta
+from operator import attrgetter
 
 from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from core.prepared import PreparedLockAndRead, PreparedSelect, PreparedUpdateReturning
+from core.statements import LockAndRead, UpdateReturning
 from dicegame import events
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
@@ -28,27 +29,22 @@ from dicegame.models import Game, Player, Turn
 from dicegame.rules.turn import RATED_TURN_SECONDS
 
 
-# The statements of every action, compiled once (core.prepared).
+# The statements of every action that the ORM cannot express (core.statements).
 # A person's action: a new version, and the time a person last moved (a correspondence game that nobody
 # moves in for long ends as it stands: Game.closes_at).
 def _bump_sql(q) -> str:
     return f"{q('version')} = {q('version')} + 1, {q('updated_at')} = %s, {q('moved_at')} = %s"
 
 
-_LOCK_AND_BUMP = PreparedUpdateReturning(Game, _bump_sql)
+_LOCK_AND_BUMP = UpdateReturning(Game, _bump_sql)
 # On PostgreSQL, the same with the seats and the turn in play, in one statement (one round trip, not
 # three: under load each round trip also waits its turn for the interpreter lock).
-_LOCK_BUMP_AND_READ = PreparedLockAndRead(
+_LOCK_BUMP_AND_READ = LockAndRead(
     Game,
     _bump_sql,
     "version",
     many=(Player, "game_id", "seat"),
     first=(Turn, "game_id", lambda c: f"{c('completed_at')} IS NULL", "number"),
-)
-_SEATS = PreparedSelect(lambda game_id: Player.objects.filter(game_id=game_id).order_by("seat"), (0,))
-_TURN_IN_PLAY = PreparedSelect(
-    lambda game_id: Turn.objects.filter(game_id=game_id, completed_at__isnull=True).order_by("number")[:1],
-    (0,),
 )
 
 
@@ -101,8 +97,9 @@ def lock_bump_and_read(game_id: int) -> Game:
 
 
 def seats(game_id: int) -> list[Player]:
-    """The game's seats in turn order (one compiled statement)."""
-    return _SEATS.fetch(game_id)
+    """The game's seats in turn order (one query). Sorted here, not by the query: the ORM compiles a
+    query on every run, and an ORDER BY was a third of this one's CPU (a seat or two to sort)."""
+    return sorted(Player.objects.filter(game_id=game_id).order_by(), key=attrgetter("seat"))
 
 
 def current_turn(game: Game) -> Turn | None:
@@ -112,7 +109,9 @@ def current_turn(game: Game) -> Turn | None:
         return cached
     players = game.seats
     if players is not None:
-        turn = next(iter(_TURN_IN_PLAY.fetch(game.pk)), None)
+        # (Never more than one in play; were there two, the first. Chosen here, as the seats are sorted.)
+        in_play = Turn.objects.filter(game_id=game.pk, completed_at__isnull=True).order_by()
+        turn = min(in_play, key=attrgetter("number"), default=None)
         if turn is not None:
             # The same Player objects as the game's seats, so a score written is seen by both.
             turn.player = next(p for p in players if p.pk == turn.player_id)

@@ -9,7 +9,6 @@ from django.conf import settings
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from core.prepared import save_fields
 from dicegame.errors import GameActionError
 from dicegame.labels import box_label
 from dicegame.models import Game, Turn
@@ -45,7 +44,7 @@ def roll(game: Game, t: Turn) -> None:
         if t.rolls_used == MAX_ROLLS and not t.player.computer_plays
         else None
     )
-    save_fields(t, ["rolls", "roll_times", "dice", "held", "chosen_box", "chosen_at", "auto_commit_at"])
+    t.save(update_fields=["rolls", "roll_times", "dice", "held", "chosen_box", "chosen_at", "auto_commit_at"])
 
 
 def parse_box(name: str) -> Box:
@@ -75,7 +74,7 @@ def choose(t: Turn, box: Box) -> None:
     t.chosen_box = box.name
     t.chosen_at = timezone.now()
     t.auto_commit_at = None
-    save_fields(t, ["chosen_box", "chosen_at", "auto_commit_at"])
+    t.save(update_fields=["chosen_box", "chosen_at", "auto_commit_at"])
 
 
 def hold_auto_commit(t: Turn) -> bool:
@@ -92,7 +91,7 @@ def hold_auto_commit(t: Turn) -> bool:
     if held <= t.auto_commit_at:
         return False
     t.auto_commit_at = held
-    save_fields(t, ["auto_commit_at"])
+    t.save(update_fields=["auto_commit_at"])
     return True
 
 
@@ -105,7 +104,7 @@ def write(game: Game, t: Turn, box: Box, *, auto: bool, at=None) -> None:
     check_placement(sheet, box, dice_values)
     after = sheet.place(box, dice_values)
     player.store_sheet(after)
-    save_fields(player, ["boxes", "penta_bonus", "total"])
+    player.save(update_fields=["boxes", "penta_bonus", "total"])
     t.box = box.name
     t.chosen_box = box.name
     t.points = after.boxes[box]
@@ -113,9 +112,8 @@ def write(game: Game, t: Turn, box: Box, *, auto: bool, at=None) -> None:
     t.auto_committed = auto
     t.auto_commit_at = None
     t.completed_at = at or timezone.now()
-    save_fields(
-        t, ["box", "chosen_box", "points", "bonus", "auto_committed", "auto_commit_at", "completed_at"]
-    )
+    fields = ["box", "chosen_box", "points", "bonus", "auto_committed", "auto_commit_at", "completed_at"]
+    t.save(update_fields=fields)
     # What this change wrote, for the screens to celebrate (dicegame.screen.moments): the turn, and
     # whether it reached the upper bonus. Kept on the game object the board of this change is built from.
     game.__dict__.setdefault("written", []).append((t, not sheet.upper_bonus and bool(after.upper_bonus)))

@@ -17,7 +17,6 @@ from django.http import Http404
 from django.utils.translation import gettext as _
 
 from accounts.selectors import friend_ids
-from core.prepared import PreparedSelect
 from dicegame.actors import Actor
 from dicegame.models import Game, Invitation, Player, Turn
 from dicegame.records import not_counted_reason, seat_left, secret_until, stand_in_turns
@@ -275,12 +274,6 @@ def games_waiting_for(*, user_id: int) -> list[Waiting]:
     return [Waiting(t.game, t, sorted(others.get(t.game_id, []), key=lambda p: p.seat)) for t in turns]
 
 
-# The header's count is on every page of a logged-in person: its three-table query is compiled to SQL
-# once per connection (core.prepared), which was most of its 0.8 ms. (The sample: an id no
-# other parameter of the query can equal.)
-_WAITING = PreparedSelect(lambda user_id: _waiting_turns(user_id).only("pk").order_by(), (-7_091_931,))
-
-
 def games_waiting_count(*, user_id: int) -> int:
     """How many games against friends wait for the person's move (one query: the header's count)."""
-    return len(_WAITING.fetch(user_id))
+    return _waiting_turns(user_id).count()
