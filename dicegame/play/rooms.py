@@ -81,10 +81,12 @@ def room_create(
 
 
 def correspondence_games_of(user_id: int) -> int:
-    """The correspondence games a person plays now: rooms and games in play with a seat of theirs."""
+    """The correspondence games a person plays now: rooms and games in play with a seat of theirs (not
+    a seat kept for them by a challenge they have not accepted)."""
     return Player.objects.filter(
         user_id=user_id,
         left_at__isnull=True,
+        challenged=False,
         game__pace=Game.Pace.CORRESPONDENCE,
         game__status__in=[Game.Status.OPEN, Game.Status.ACTIVE],
     ).count()
@@ -201,6 +203,7 @@ def room_invite(*, game_id: int, actor: Actor, username: str) -> Invitation:
         invitation.save(update_fields=["status"])
     bump(game)
     events.publish(events.PersonNotified(invitation.to_user_id, partial(_invitation_notice, invitation)))
+    events.publish(events.InboxChanged((invitation.to_user_id,)))
     return invitation
 
 
@@ -222,7 +225,8 @@ def _seat(game: Game, user_id: int, name: str) -> Player:
     if game.is_correspondence:
         check_correspondence_room_for(user_id)
     player = Player.objects.create(game=game, seat=_next_seat(game), user_id=user_id, name=name)
-    Invitation.objects.filter(game=game, to_user_id=user_id).update(status=Invitation.Status.ACCEPTED)
+    if Invitation.objects.filter(game=game, to_user_id=user_id).update(status=Invitation.Status.ACCEPTED):
+        events.publish(events.InboxChanged((user_id,)))
     bump(game)
     return player
 
@@ -255,6 +259,7 @@ def room_decline_invitation(*, game_id: int, actor: Actor) -> None:
     if not updated:
         raise GameNotFound(_("There is no such invitation."))
     bump(game)
+    events.publish(events.InboxChanged((user_id,)))
 
 
 @transaction.atomic
@@ -292,6 +297,7 @@ def room_cancel(*, game_id: int, actor: Actor) -> Game:
     """The host calls the game off before it starts: the room takes no more actions, its invitations
     are no longer listed, and the other people seated are told."""
     game = _open_room(game_id, actor, host_only=True)
+    _inbox_of_the_invited(game)
     game.status = Game.Status.CANCELLED
     bump(game)
     host = actor.name
@@ -302,6 +308,12 @@ def room_cancel(*, game_id: int, actor: Actor) -> Game:
     ):
         events.publish(events.PersonNotified(user_id, partial(_cancelled_notice, game.pk, host)))
     return game
+
+
+def _inbox_of_the_invited(game: Game) -> None:
+    """The room takes no more seats: the invitations still waiting leave their people's inboxes."""
+    waiting = Invitation.objects.filter(game=game, status=Invitation.Status.PENDING)
+    events.publish(events.InboxChanged(tuple(waiting.values_list("to_user_id", flat=True))))
 
 
 def _cancelled_notice(game_id: int, host: str) -> events.Notice:
@@ -361,6 +373,7 @@ def room_start(*, game_id: int, actor: Actor) -> Game:
     players = list(game.players.order_by("seat"))
     if len(players) < 2:
         raise GameActionError(_("At least two seats must be filled to start."))
+    _inbox_of_the_invited(game)
     game.status = Game.Status.ACTIVE
     game.seats_wanted = len(players)
     now = timezone.now()
@@ -411,6 +424,8 @@ def seat_leave(*, game_id: int, actor: Actor) -> Game:
     seat = next(p for p in game.players.all() if actor.owns(p))
     if seat.left_at is not None:
         raise GameActionError(_("You have already left this game."))
+    if seat.challenged:
+        raise GameActionError(_("You have not accepted this challenge: decline it instead."))
     check_active(game)
     now = timezone.now()
     seat.left_at = now
@@ -485,4 +500,19 @@ def games_expire_idle() -> int:
     idle = Game.objects.filter(status__in=[Game.Status.OPEN, Game.Status.ACTIVE], updated_at__lt=cutoff)
     return idle.exclude(status=Game.Status.ACTIVE, pace=Game.Pace.CORRESPONDENCE).update(
         status=Game.Status.EXPIRED
+    )
+
+
+def friends_game_new(
+    *, host_id, seats: int, turn_seconds, move_seconds, rated: bool, rematch_of=None
+) -> Game:
+    """A game against people in play at once, with no room before it (a challenge, a pairing)."""
+    return _new_friends_game(
+        host_id=host_id,
+        seats=seats,
+        turn_seconds=turn_seconds or None,
+        move_seconds=move_seconds or None,
+        status=Game.Status.ACTIVE,
+        rematch_of=rematch_of,
+        rated=rated,
     )

@@ -226,7 +226,7 @@ def history_page(*, actor: Actor, page: str | int | None) -> Page:
 
 @dataclass(frozen=True)
 class Waiting:
-    """A game against friends waiting for one person's move."""
+    """A game against friends waiting for one person's move (`turn` is theirs)."""
 
     game: Game
     turn: Turn
@@ -240,6 +240,15 @@ class Waiting:
     def opponent_names(self) -> str:
         return ", ".join(p.display_name for p in self.opponents)
 
+    @property
+    def round(self) -> int:
+        return self.turn.round
+
+    @property
+    def scores(self) -> list[tuple[str, int]]:
+        """Each seat's total so far, the person's first ("" names them): the score against them."""
+        return [("", self.turn.player.total)] + [(p.display_name, p.total) for p in self.opponents]
+
 
 def _waiting_turns(user_id: int):
     """The turns in play of games against friends that are the person's to play (not the computer's)."""
@@ -248,6 +257,8 @@ def _waiting_turns(user_id: int):
         player__user_id=user_id,
         player__stand_in=False,
         player__left_at__isnull=True,
+        # A challenge not accepted yet waits in the inbox as a challenge, not as a move.
+        player__challenged=False,
         game__status=Game.Status.ACTIVE,
         game__kind=Game.Kind.FRIENDS,
     )
@@ -258,7 +269,7 @@ def games_waiting_for(*, user_id: int) -> list[Waiting]:
     first (games with no clock last). Two queries."""
     turns = list(
         _waiting_turns(user_id)
-        .select_related("game")
+        .select_related("game", "player")
         .order_by(F("deadline_at").asc(nulls_last=True), "game_id")
     )
     others: dict[int, list[Player]] = {}
