@@ -1,7 +1,7 @@
 """The game clock's loop: applies what is due (auto-commits, turn timers, the computer's moves:
-`clock.games_settle_overdue`), expires idle rooms and challenges not answered in time, and runs what
-the apps register (`register`: the sockets of dead processes, the daily games of ended days), whether or
-not any browser is watching.
+`clock.games_settle_overdue`), expires idle rooms, challenges not answered in time and searches whose
+page is gone, and runs what the apps register (`register`: the sockets of dead processes, the daily
+games of ended days), whether or not any browser is watching.
 
 Each web process runs it in the background (started by the first request it serves); `manage.py
 run_timers` runs the same sweep as a process of its own. Any number may run at once: each change
@@ -33,6 +33,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from dicegame.play.challenges import challenges_expire_due
 from dicegame.play.clock import games_settle_overdue
 from dicegame.play.rooms import games_expire_idle
+from dicegame.play.seeks import seeks_expire_due
 
 logger = logging.getLogger(__name__)
 
@@ -103,7 +104,7 @@ def _sweep(force: bool) -> int:
     global _last_offers_sweep
     if force or now - _last_offers_sweep > OFFERS_SWEEP_SECONDS:
         _last_offers_sweep = now
-        changed += challenges_expire_due()
+        changed += challenges_expire_due() + seeks_expire_due()
     return changed + _run_periodic(before_settling=False, force=force)
 
 

@@ -5,7 +5,7 @@ from django.urls import path
 from core import converters  # noqa: F401  (registers the id and index path converters)
 from dicegame.web import challenges as challenge_views
 from dicegame.web import local as local_views
-from dicegame.web import pwa, views
+from dicegame.web import pwa, seeks, views
 from dicegame.web import rooms as room_views
 
 urlpatterns = [
@@ -59,4 +59,12 @@ urlpatterns = [
         "challenges/<id:challenge_id>/decline/", challenge_views.challenge_decline, name="challenge_decline"
     ),
     path("challenges/<id:challenge_id>/cancel/", challenge_views.challenge_cancel, name="challenge_cancel"),
+    # A game with someone new: live, paired while the page waits; and the open correspondence games.
+    path("play/now/", seeks.play_now, name="play_now"),
+    path("play/now/<id:seek_id>/", seeks.play_now_wait, name="play_now_wait"),
+    path("play/now/<id:seek_id>/cancel/", seeks.play_now_cancel, name="play_now_cancel"),
+    path("play/now/<id:seek_id>/computer/", seeks.play_now_computer, name="play_now_computer"),
+    path("play/open/", seeks.open_games, name="open_games"),
+    path("play/open/<id:seek_id>/accept/", seeks.open_game_accept, name="open_game_accept"),
+    path("play/open/<id:seek_id>/cancel/", seeks.open_game_cancel, name="open_game_cancel"),
 ]
