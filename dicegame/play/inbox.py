@@ -19,7 +19,7 @@ from core.prepared import PreparedSelect
 from dicegame.models import Game, Invitation
 from dicegame.offers import Challenge, Seek
 from dicegame.play.lobby import game_invitations_pending
-from dicegame.play.selectors import Waiting, games_waiting_count, games_waiting_for
+from dicegame.play.selectors import Waiting, games_waiting_for, waiting_turns
 
 # A challenge answered this recently is still followed by its page (it moves to the game, or says so).
 FOLLOWED_FOR = timedelta(minutes=10)
@@ -60,35 +60,36 @@ def inbox_for(*, user_id: int) -> Inbox:
     )
 
 
-# The header's count is on every page of a logged-in person: the challenges and the invitations are
-# counted by statements compiled once per connection (core.prepared), as the games are. (The samples:
-# values no other parameter of the queries can equal.)
-_SAMPLE_ID = -7_091_931
-_SAMPLE_TIME = dt.datetime(1901, 2, 3, 4, 5, 6, tzinfo=dt.UTC)
-_CHALLENGES = PreparedSelect(
-    lambda user_id, now: Challenge.objects.filter(_pending(now), to_user_id=user_id).only("pk").order_by(),
-    (_SAMPLE_ID, _SAMPLE_TIME),
-)
-_INVITATIONS = PreparedSelect(
-    lambda user_id: (
-        Invitation.objects.filter(
-            to_user_id=user_id, status=Invitation.Status.PENDING, game__status=Game.Status.OPEN
-        )
-        .only("pk")
+def _waiting(turns_of: int, now, challenges_to: int, invitations_to: int):
+    """The ids of what waits for a person (each of the three ids is theirs): their turns in play,
+    the challenges and the invitations to them, in one statement."""
+    challenges = Challenge.objects.filter(_pending(now), to_user_id=challenges_to)
+    invitations = Invitation.objects.filter(
+        to_user_id=invitations_to, status=Invitation.Status.PENDING, game__status=Game.Status.OPEN
+    )
+    return (
+        waiting_turns(turns_of)
         .order_by()
-    ),
-    (_SAMPLE_ID,),
+        .values_list("pk")
+        .union(challenges.order_by().values_list("pk"), invitations.order_by().values_list("pk"), all=True)
+        .order_by()
+    )
+
+
+# The header's count is on every page of a logged-in person: one statement, compiled to SQL once per
+# connection (core.prepared), as the count of the games alone was. (The samples: values no other
+# parameter of the query can equal.)
+_SAMPLE_ID = -7_091_931
+_WAITING = PreparedSelect(
+    _waiting,
+    (_SAMPLE_ID, dt.datetime(1901, 2, 3, 4, 5, 6, tzinfo=dt.UTC), _SAMPLE_ID - 1, _SAMPLE_ID - 2),
 )
 
 
 def inbox_count(*, user_id: int) -> int:
     """How many things wait for the person: games for their move, challenges and invitations for their
-    answer (the header's badge; three compiled statements)."""
-    return (
-        games_waiting_count(user_id=user_id)
-        + len(_CHALLENGES.fetch(user_id, timezone.now()))
-        + len(_INVITATIONS.fetch(user_id))
-    )
+    answer (the header's badge; one compiled statement)."""
+    return len(_WAITING.fetch(user_id, timezone.now(), user_id, user_id))
 
 
 def challenge_for(*, challenge_id: int, user_id: int | None) -> Challenge:

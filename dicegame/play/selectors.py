@@ -250,7 +250,7 @@ class Waiting:
         return [("", self.turn.player.total)] + [(p.display_name, p.total) for p in self.opponents]
 
 
-def _waiting_turns(user_id: int):
+def waiting_turns(user_id: int):
     """The turns in play of games against friends that are the person's to play (not the computer's)."""
     return Turn.objects.filter(
         completed_at__isnull=True,
@@ -268,7 +268,7 @@ def games_waiting_for(*, user_id: int) -> list[Waiting]:
     """The games against friends in which it is the person's turn, the one whose time runs out first
     first (games with no clock last). Two queries."""
     turns = list(
-        _waiting_turns(user_id)
+        waiting_turns(user_id)
         .select_related("game", "player")
         .order_by(F("deadline_at").asc(nulls_last=True), "game_id")
     )
@@ -281,7 +281,7 @@ def games_waiting_for(*, user_id: int) -> list[Waiting]:
 # The header's count is on every page of a logged-in person: its three-table query is compiled to SQL
 # once per connection (core.prepared), which was most of its 0.8 ms. (The sample: an id no
 # other parameter of the query can equal.)
-_WAITING = PreparedSelect(lambda user_id: _waiting_turns(user_id).only("pk").order_by(), (-7_091_931,))
+_WAITING = PreparedSelect(lambda user_id: waiting_turns(user_id).only("pk").order_by(), (-7_091_931,))
 
 
 def games_waiting_count(*, user_id: int) -> int:
