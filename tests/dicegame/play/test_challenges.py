@@ -70,9 +70,10 @@ def state() -> tuple:
 def test_a_live_challenge_reaches_the_friend_and_accept_starts_the_game(host, friend, heard):
     challenge = send(host, friend, Terms(turn_seconds=30, rated=True, bots=("hard",)))
     assert challenge.is_pending and challenge.game is None
-    # The friend is told at once (a live notice), and the challenge waits in their inbox and in the
-    # challenger's.
+    # The friend is told at once (a live notice), a push is queued for when they are away, and the
+    # challenge waits in their inbox and in the challenger's.
     assert heard == [(friend.pk, "hana challenges you to a rated game: Live, 30 s a turn.")]
+    assert Notification.objects.get(kind=Notification.Kind.CHALLENGE).user == friend
     assert [c.pk for c in inbox.inbox_for(user_id=friend.pk).challenges] == [challenge.pk]
     assert [c.pk for c in inbox.inbox_for(user_id=host.pk).sent] == [challenge.pk]
     assert inbox.inbox_count(user_id=friend.pk) == 1 and inbox.inbox_count(user_id=host.pk) == 0
@@ -160,6 +161,7 @@ def test_by_correspondence_the_challenger_rolls_first_and_the_game_becomes_the_f
     assert rooms.correspondence_games_of(friend.pk) == 0
     with pytest.raises(GameActionError, match="Accept the challenge first"):
         roll(game, actor(friend))
+    assert not Notification.objects.filter(kind=Notification.Kind.YOUR_TURN).exists()
 
     clock.advance(hours=2)
     assert challenges.challenge_accept(challenge_id=challenge.pk, actor=actor(friend)) == game
@@ -176,6 +178,8 @@ def test_accepted_before_the_challengers_roll_the_move_is_theirs_with_its_time(c
     challenges.challenge_accept(challenge_id=challenge.pk, actor=actor(friend))
     turn = current(challenge.game_id)
     assert turn.player.user == host and turn.deadline_at == clock.now + timedelta(seconds=DAY)
+    # The challenger is told the move is theirs now (pushed when away), once.
+    assert Notification.objects.filter(user=host, kind=Notification.Kind.YOUR_TURN).count() == 1
 
 
 def test_a_declined_correspondence_challenge_cancels_its_game(host, friend):
