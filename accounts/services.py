@@ -1,7 +1,8 @@
-"""Account writes: friends (requests, answers, removal), the limits on the notices one person makes the
-site send others, and a person's settings."""
+"""Account writes: sign-up (throttled per client address), friends (requests, answers, removal), the
+limits on the notices one person makes the site send others, and a person's settings."""
 
 import contextlib
+from collections.abc import Iterable
 from datetime import timedelta
 
 from django.conf import settings
@@ -12,8 +13,9 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
+from accounts import throttle
 from accounts.models import FriendRequest, Friendship, Profile, SentNotice
 from accounts.selectors import (
     CACHE_DOWN,
@@ -24,6 +26,47 @@ from accounts.selectors import (
 )
 from core import versions
 from dicegame import events
+
+# -- signing up -------------------------------------------------------------------------------------------
+
+
+class SignupRefused(Exception):
+    """Too many sign-ups from the client's address lately (429): ``message`` says so."""
+
+    def __init__(self, message: str, status: int = 429):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+def account_create(*, form, address: str | None):
+    """The account of a valid sign-up form (accounts.forms.SignupForm), counted against the client's
+    address (accounts.throttle.client_address): past PENTA_SIGNUPS_PER_ADDRESS within
+    PENTA_SIGNUP_WINDOW_SECONDS it is refused (SignupRefused) and nothing is made. Counted before the
+    account is made, in one atomic step, so sign-ups sent at once cannot all pass; one that makes nothing
+    after all (another took the name: None, the form has the error) gives its count back."""
+    key = f"penta:signups:{throttle.client_key(address)}"
+    window = settings.PENTA_SIGNUP_WINDOW_SECONDS
+    if throttle.take([(key, settings.PENTA_SIGNUPS_PER_ADDRESS)], window) is not None:
+        minutes = max(1, round(window / 60))
+        raise SignupRefused(
+            ngettext(
+                "Too many new accounts from your address: at most %(n)d can be made in %(minutes)d "
+                "minute. Try again later.",
+                "Too many new accounts from your address: at most %(n)d can be made in %(minutes)d "
+                "minutes. Try again later.",
+                minutes,
+            )
+            % {"n": settings.PENTA_SIGNUPS_PER_ADDRESS, "minutes": minutes}
+        )
+    user = None
+    try:
+        user = form.save_unless_taken()
+    finally:
+        if user is None:
+            throttle.give_back(key)
+    return user
+
 
 # -- notices one person sends another ---------------------------------------------------------------
 
@@ -83,9 +126,20 @@ class FriendError(ValueError):
         self.status = status
 
 
+def lock_people(user_ids: Iterable[int | None]) -> None:
+    """Take several people's row locks (inside a transaction) in one statement, in user-id order. Every
+    transaction that locks more than one person's row takes them this way (the ratings lock their rows in
+    user-id order too): two that lock the same people then wait for each other instead of each holding
+    one row the other wants (a deadlock, a 500; locked in seat order, two rematches of the same two
+    people in opposite seats deadlocked). SQLite locks the whole database at BEGIN."""
+    ids = sorted({uid for uid in user_ids if uid is not None})
+    if ids:
+        list(get_user_model().objects.select_for_update().filter(pk__in=ids).order_by("pk").values_list("pk"))
+
+
 def _lock_pair(a: int, b: int) -> None:
-    """Serialise writes about one pair of players (row locks in id order; SQLite locks at BEGIN)."""
-    list(get_user_model().objects.select_for_update().filter(pk__in=(a, b)).order_by("pk").values_list("pk"))
+    """Serialise writes about one pair of players."""
+    lock_people((a, b))
 
 
 def _befriend(a: int, b: int) -> Friendship:

@@ -1,6 +1,8 @@
 """Login throttling with django-axes: failed logins are counted per account and per client address in
 the Django cache (Redis when configured, so every process agrees), and past a limit further attempts are
-refused for a while, the right password too, before any password is hashed.
+refused for a while, the right password too, before any password is hashed. The same cache counts what
+else a client may do only so often in a window (`take`): sign-ups per client address, confirmation mails
+per recipient and per client (notifications).
 
 django-axes gives one failure limit for all its counters; here each has its own (a few per account,
 more per address: a household or an office shares one), so the handler compares each counter with
@@ -13,8 +15,11 @@ back (a failed cache call is logged, at most once a minute).
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 import logging
 import time
+from collections.abc import Sequence
 
 from asgiref.sync import sync_to_async
 from axes.backends import AxesStandaloneBackend
@@ -23,6 +28,7 @@ from axes.helpers import get_client_cache_keys
 from axes.signals import user_locked_out
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
+from django.core.cache import cache
 from django.core.cache.backends.locmem import LocMemCache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -44,9 +50,10 @@ class FallbackCache:
 
     LOG_EVERY = 60.0  # seconds between two log lines about the same outage
 
-    def __init__(self, primary, fallback=None):
+    def __init__(self, primary, fallback=None, what: str = "login throttle"):
         self.primary = primary
         self.fallback = fallback or LocMemCache("login-throttle-fallback", {})
+        self.what = what  # whose counts, in the log
         self._logged_at = float("-inf")
 
     def _call(self, name: str, *args, **kwargs):
@@ -56,7 +63,7 @@ class FallbackCache:
             now = time.monotonic()
             if now - self._logged_at >= self.LOG_EVERY:
                 self._logged_at = now
-                logger.warning("login throttle: shared cache unreachable (%s); counting in memory", exc)
+                logger.warning("%s: shared cache unreachable (%s); counting in memory", self.what, exc)
             return getattr(self.fallback, name)(*args, **kwargs)
 
     def get(self, key, default=None):
@@ -67,6 +74,9 @@ class FallbackCache:
 
     def incr(self, key, delta=1):
         return self._call("incr", key, delta)
+
+    def decr(self, key, delta=1):
+        return self._call("decr", key, delta)
 
     def touch(self, key, timeout=None):
         return self._call("touch", key, timeout)
@@ -79,6 +89,20 @@ def client_address(request: HttpRequest) -> str | None:
     """The address a login attempt counts against: the connection's peer. Behind a reverse proxy
     daphne's --proxy-headers puts the client's address (from X-Forwarded-For) there."""
     return request.META.get("REMOTE_ADDR")
+
+
+def client_key(address: str | None) -> str:
+    """The client a counter of ours counts (`take`): its IPv4 address, or the /64 network of its IPv6
+    address (one subscriber's: a client may take any address in it at will); "unknown" without one."""
+    try:
+        ip = ipaddress.ip_address(address or "")
+    except ValueError:
+        return "unknown"
+    if ip.version == 6:
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
 
 
 def account_key(request: HttpRequest, credentials: dict | None = None) -> str | None:
@@ -171,3 +195,42 @@ def login_locked_out(request: HttpRequest, original_response=None, credentials=N
     next_url = request.POST.get("next", "")
     context = {"form": form, "error": message, "next": next_url}
     return render(request, "accounts/login.html", context, status=429)
+
+
+# -- counters in a window: what a client may do only so often ------------------------------------------
+
+_counters = FallbackCache(cache, LocMemCache("counters-fallback", {}), what="sign-up and mail limits")
+
+
+def _take_one(key: str, limit: int, window: int) -> bool:
+    _counters.add(key, 0, timeout=window)
+    try:
+        n = _counters.incr(key)
+    except ValueError:  # expired between the two calls: a new window
+        _counters.add(key, 1, timeout=window)
+        n = 1
+    if n > limit:
+        give_back(key)
+        return False
+    return True
+
+
+def give_back(key: str) -> None:
+    """Return a count `take` took (what it counted did not happen after all)."""
+    with contextlib.suppress(ValueError):  # the window ended meanwhile: nothing to give back
+        _counters.decr(key)
+
+
+def take(counters: Sequence[tuple[str, int]], window: int) -> int | None:
+    """Count one against each (key, limit) for `window` seconds (a fixed window from its first count), all
+    or none: returns None when every count is within its limit, else the index of the first over it,
+    with nothing counted. Each count is one atomic step (incr in Redis or in memory), so requests sent
+    at once cannot all read the old count and pass."""
+    taken = []
+    for i, (key, limit) in enumerate(counters):
+        if not _take_one(key, limit, window):
+            for done in taken:
+                give_back(done)
+            return i
+        taken.append(key)
+    return None

@@ -16,7 +16,8 @@ from django.views.decorators.http import require_http_methods
 from accounts.forms import SignupForm
 from accounts.models import Profile
 from accounts.selectors import TIME_ZONE_COOKIE, offered_time_zones, valid_time_zone
-from accounts.services import SettingError, profile_set_time_zone
+from accounts.services import SettingError, SignupRefused, account_create, profile_set_time_zone
+from accounts.throttle import client_address
 from dicegame.actors import GUEST_SESSION_KEY
 from dicegame.play.games import guest_games_claim
 
@@ -46,13 +47,22 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect(next_url or "dicegame:history")
     form = SignupForm(request.POST or None)
-    # Two sign-ups with one name at once both pass the form's check; the second gets the form's error.
-    if request.method == "POST" and form.is_valid() and (user := form.save_unless_taken()):
-        _log_in_keeping_guest_games(request, user)
-        messages.success(request, _("Welcome to Penta, %(name)s!") % {"name": user.get_username()})
-        return redirect(next_url or "dicegame:history")
-    context = {"form": form, "next": next_url}
-    return render(request, "accounts/signup.html", context, status=400 if form.errors else 200)
+    error, status = "", 200
+    if request.method == "POST" and form.is_valid():
+        try:
+            # Two sign-ups with one name at once both pass the form's check; the second gets its error.
+            user = account_create(form=form, address=client_address(request))
+        except SignupRefused as exc:
+            error, status = exc.message, exc.status
+        else:
+            if user is not None:
+                _log_in_keeping_guest_games(request, user)
+                messages.success(request, _("Welcome to Penta, %(name)s!") % {"name": user.get_username()})
+                return redirect(next_url or "dicegame:history")
+    if form.errors:
+        status = 400
+    context = {"form": form, "next": next_url, "error": error}
+    return render(request, "accounts/signup.html", context, status=status)
 
 
 class LoginView(auth_views.LoginView):

@@ -15,7 +15,8 @@ on it is not cached (migration dicegame 0014 starts the versions of the people a
 What bumps which (the writes that change what the pages show):
 - `user(id)`: a game with the person's seat finishes, or its analysis is stored (the statistics, head to
   head, recent games, the rating section, the daily section); a guest's games or a local game's column
-  become the person's; a rating refund; a tournament they entered writes its final table;
+  become the person's; a rating refund; a tournament they entered writes its final table; a tournament
+  round they played closes (its games join their records: `dicegame.records.secret_until`);
 - `SITE`: any of those for anyone (the site-wide leaderboards);
 - `day(date)`: an attempt of that day starts or finishes, or the day's par is stored (the day's page);
 - `DAILY`: an attempt of a day that has ended finishes, or a par is stored (the all-time table and the

@@ -10,13 +10,23 @@ A resigned game counts as it stands, with the boxes written: resigning never rai
 a bad game out of the averages by resigning it would be a way to farm them. A seat that left is a loss
 against everyone still at the table.
 
+Before all of that, a game whose dice are still secret (`secret_until`: a tournament round's game until
+its round closes) is in no record and on no board at all, not even as "not counted": its total, its par
+and its luck say something about dice that other entrants have still to play. It joins the records when
+the round closes (the tournaments' clock bumps its people's versions then, so no page keeps it out of
+a cached figure). `revealed_seats` is that rule for the screens that list games without counting them
+(the statistics' game counts, My games, the CSV export).
+
 `counted_seats` (a queryset) and `counts_for_records` (one seat) are the same rule, tested to agree.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.db.models import Count, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from dicegame.models import Game, Player, Turn
@@ -46,7 +56,32 @@ def stand_in_turns():
     )
 
 
-# The rule as a filter on seats aliased with `stand_in_turns` (stand_in_turns()).
+# -- games whose dice are still secret -----------------------------------------------------------------
+# A game on dice that other games share within a window (`Game.shared_until`: a tournament round, whose
+# seed deals every entrant's dice until the round closes) keeps its dice secret until the window ends.
+# The daily challenge's games are not among them: the day's totals are public as they come (its
+# leaderboards), and only its optimal line waits for midnight (`Game.seed_secret_until`).
+
+
+def secret_until(game: Game, now: dt.datetime | None = None) -> dt.datetime | None:
+    """When this game's dice stop being secret, if they still are (a tournament round still open); else
+    None. Until then the game is in no record, board or statistic, and its analysis keeps what it says
+    about the dice (the par, the optimal line, the luck) to itself."""
+    until = game.shared_until
+    return until if until is not None and (now or timezone.now()) < until else None
+
+
+def revealed(now: dt.datetime | None = None) -> Q:
+    """A filter on seats (a Player queryset): those whose game's dice are not secret (any more)."""
+    return Q(game__shared_until__isnull=True) | Q(game__shared_until__lte=now or timezone.now())
+
+
+def revealed_seats(seats):
+    """These seats less those whose game's dice are still secret (`secret_until`)."""
+    return seats.filter(revealed())
+
+
+# The rule as a filter on seats aliased with `stand_in_turns` (stand_in_turns()), among revealed seats.
 COUNTS = (
     Q(game__status=Game.Status.FINISHED, game__hints_used=False, stand_in_turns__lte=STAND_IN_TURN_LIMIT)
     # Played on one device: never rated (dicegame.play.local).
@@ -55,13 +90,14 @@ COUNTS = (
 
 
 def counted_seats(seats):
-    """These seats (a Player queryset) less those whose game does not count for the person's records."""
-    return seats.alias(stand_in_turns=stand_in_turns()).filter(COUNTS)
+    """These seats (a Player queryset) less those whose game does not count for the person's records
+    (its dice still secret, or COUNTS' rule)."""
+    return revealed_seats(seats).alias(stand_in_turns=stand_in_turns()).filter(COUNTS)
 
 
 def not_counted_reason(*, game: Game, stand_in_turns: int) -> str:
-    """Why a person's seat does not count for their records, in plain words; "" when it counts (or the
-    game is not over yet)."""
+    """Why a person's seat will never count for their records, in plain words; "" when it counts, will
+    count once its dice are revealed (`pending_reason`), or the game is not over yet."""
     if game.status != Game.Status.FINISHED:
         return ""
     if game.kind == Game.Kind.LOCAL:
@@ -85,11 +121,25 @@ def seat_left(player: Player) -> bool:
     return player.left_at is not None or player.stand_in
 
 
+def pending_reason(game: Game) -> str:
+    """Why a finished game is in no record yet, in plain words: its dice are still secret (a tournament
+    round still open); "" otherwise."""
+    until = secret_until(game)
+    if until is None or game.status != Game.Status.FINISHED:
+        return ""
+    return _(
+        "A tournament round: it joins your records and statistics when the round closes, as the round's "
+        "dice are every entrant's until then."
+    )
+
+
 def counts_for_records(*, game: Game, stand_in_turns: int) -> bool:
-    """Whether a person's finished seat in `game` counts for their records (the rule of COUNTS), given
-    how many of their turns the computer played."""
-    return game.status == Game.Status.FINISHED and not not_counted_reason(
-        game=game, stand_in_turns=stand_in_turns
+    """Whether a person's finished seat in `game` counts for their records now (its dice not secret,
+    and the rule of COUNTS), given how many of their turns the computer played."""
+    return (
+        game.status == Game.Status.FINISHED
+        and secret_until(game) is None
+        and not not_counted_reason(game=game, stand_in_turns=stand_in_turns)
     )
 
 

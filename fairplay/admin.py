@@ -1,5 +1,5 @@
-"""The review queue: flagged accounts with their evidence; staff clear or mark (nothing else changes a
-case here: every figure is the machine's)."""
+"""The review queue: flagged accounts, and accounts found fed by others, with their evidence; staff clear
+or mark (nothing else changes a case here: every figure is the machine's)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,22 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from fairplay import selectors, services
-from fairplay.models import Case
+from fairplay.models import WAITING_AS_FED, Case
+
+
+class WaitingFilter(admin.SimpleListFilter):
+    """Staff's queue: the flagged accounts, and those found fed by others (still on the boards)."""
+
+    title = _("waiting for staff")
+    parameter_name = "waiting"
+
+    def lookups(self, request, model_admin):
+        return [("yes", _("Yes"))]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.filter(pk__in=selectors.queue().values("pk"))
+        return queryset
 
 
 @admin.register(Case)
@@ -27,8 +42,9 @@ class CaseAdmin(admin.ModelAdmin):
         "suspicious_games",
         "share",
         "flagged_at",
+        "fed_at",
     )
-    list_filter = ("status", "reason")
+    list_filter = (WaitingFilter, "status", "reason")
     search_fields = ("user__username",)
     list_select_related = ("user",)
     ordering = ("status", "-evidence")
@@ -63,6 +79,8 @@ class CaseAdmin(admin.ModelAdmin):
         if not self.has_view_permission(request, case):
             raise PermissionDenied
         games = selectors.game_evidence(case)
+        names = selectors.names([*case.feeders, *([case.fed_id] if case.fed_id else [])])
+        cases = dict(Case.objects.filter(user_id__in=list(names)).values_list("user_id", "pk"))
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
@@ -71,6 +89,10 @@ class CaseAdmin(admin.ModelAdmin):
             "games": games,
             "chart": selectors.accuracy_time_chart(games),
             "can_decide": self.has_change_permission(request, case),
+            # The accounts that fed this one, and the one a feeder fed: (name, their case's id or None).
+            "feeders": [(names.get(uid, uid), cases.get(uid)) for uid in case.feeders],
+            "fed": (names.get(case.fed_id, case.fed_id), cases.get(case.fed_id)) if case.fed_id else None,
+            "waiting_as_fed": Case.objects.filter(WAITING_AS_FED, pk=case.pk).exists(),
         }
         return TemplateResponse(request, "admin/fairplay/case_evidence.html", context)
 

@@ -11,6 +11,7 @@ import zlib
 import numpy as np
 from django.conf import settings
 from django.db import models
+from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
 from fairplay import model as M
@@ -20,7 +21,9 @@ from fairplay import model as M
 REFUND_WINDOW = dt.timedelta(days=30)
 # Accounts that keep feeding one winner: at least FEEDERS accounts, each of which lost at least
 # FEEDER_LOSSES rated games to the same person and played most of its rated games (FEEDER_SHARE)
-# against them.
+# against them. Only games whose results moved ratings count, with both seats played by their people
+# (fairplay.services.feeders_of): a game whose losers left at once moved nothing and proves nothing.
+# The feeders are flagged; the account they fed is named to staff and stays on the boards.
 FEEDERS = 3
 FEEDER_LOSSES = 3
 FEEDER_SHARE = 0.8
@@ -103,7 +106,11 @@ class Case(models.Model):
 
     OPEN: assessed, below the line. FLAGGED: over the line, waiting for staff (its games are off the
     boards meanwhile). CLEARED: staff found it honest; it stays cleared until CLEAR_AGAIN_GAMES more
-    suspicious games. MARKED: staff found unfair play: off every board, its rated opponents refunded."""
+    suspicious games. MARKED: staff found unfair play: off every board, its rated opponents refunded.
+
+    Feeding flags the feeders (reason FEEDING, `fed` names the winner). The account they fed is never
+    flagged for it: the accused could be a victim (anyone can lose to someone on purpose), so its case
+    only lists its `feeders` and waits for staff (`WAITING_AS_FED`) while it stays on every board."""
 
     class Status(models.TextChoices):
         OPEN = "open", _("Open")
@@ -113,7 +120,7 @@ class Case(models.Model):
 
     class Reason(models.TextChoices):
         ASSISTED = "assisted", _("Play like a solver's")
-        FEEDING = "feeding", _("Accounts feeding one winner")
+        FEEDING = "feeding", _("Lost rated games to feed one winner")
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="fair_play_case"
@@ -128,8 +135,14 @@ class Case(models.Model):
     hidden_evidence = models.FloatField(default=0.0)
     temperature = models.FloatField(null=True, blank=True)
     share = models.FloatField(null=True, blank=True, help_text="the share of decisions fitted to a solver")
-    # The accounts that fed this one its wins (reason FEEDING), as user ids.
+    # The accounts found feeding this one its wins, as user ids, and when the last new one was found:
+    # staff look at it from then until they decide (WAITING_AS_FED); it stays on the boards meanwhile.
     feeders = models.JSONField(default=list, blank=True)
+    fed_at = models.DateTimeField(null=True, blank=True)
+    # A feeder's case (reason FEEDING): the account it fed.
+    fed = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     flagged_at = models.DateTimeField(null=True, blank=True)
     # Suspicious games when staff last cleared it: it comes back only with more.
     cleared_suspicious = models.PositiveIntegerField(default=0)
@@ -146,3 +159,10 @@ class Case(models.Model):
 
     def __str__(self):
         return f"{self.user}: {self.get_status_display()} ({self.evidence:.1f})"
+
+
+# A fed account's case waits for staff: feeders were found since staff last decided on it (and it is
+# neither flagged, which the queue holds anyway, nor marked).
+WAITING_AS_FED = Q(fed_at__isnull=False, status__in=[Case.Status.OPEN, Case.Status.CLEARED]) & (
+    Q(reviewed_at__isnull=True) | Q(fed_at__gt=F("reviewed_at"))
+)

@@ -5,19 +5,46 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from django.contrib.auth import get_user_model
+from django.db.models import Q
 from django.utils.formats import number_format
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
 from core import charts
 from dicegame.models import Game
+from dicegame.records import STAND_IN_TURN_LIMIT
 from fairplay import model as M
-from fairplay.models import FEEDER_LOSSES, FEEDER_SHARE, FEEDERS, REFUND_WINDOW, Case, GameSignals
+from fairplay.models import (
+    FEEDER_LOSSES,
+    FEEDER_SHARE,
+    FEEDERS,
+    REFUND_WINDOW,
+    WAITING_AS_FED,
+    Case,
+    GameSignals,
+)
 
 
 def queue():
-    """The cases waiting for staff, the strongest evidence first."""
-    return Case.objects.filter(status=Case.Status.FLAGGED).select_related("user").order_by("-evidence", "pk")
+    """The cases waiting for staff, the strongest evidence first: the flagged accounts (off the boards
+    meanwhile), and the accounts found fed by others (on the boards until staff decide)."""
+    return (
+        Case.objects.filter(Q(status=Case.Status.FLAGGED) | WAITING_AS_FED)
+        .select_related("user")
+        .order_by("-evidence", "pk")
+    )
+
+
+def seated_game(game_id: int, user) -> Game | None:
+    """The game, if `user` has a seat in it; None as well for a game that does not exist, so that the
+    two answer alike (no one learns which games exist)."""
+    return Game.objects.filter(pk=game_id, players__user=user).distinct().first()
+
+
+def names(user_ids) -> dict[int, str]:
+    """User names by id, for a case's feeders and the account a feeder fed."""
+    return dict(get_user_model().objects.filter(pk__in=list(user_ids)).values_list("pk", "username"))
 
 
 @dataclass(frozen=True)
@@ -115,4 +142,5 @@ def rules() -> dict:
         "feeder_losses": FEEDER_LOSSES,
         "feeder_share": round(100 * FEEDER_SHARE),
         "refund_days": REFUND_WINDOW.days,
+        "stand_in_limit": STAND_IN_TURN_LIMIT,
     }

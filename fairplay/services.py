@@ -2,7 +2,8 @@
 what crosses the line, and staff's clearing and marking.
 
 The machine never punishes: crossing the line only flags an account for review (its games stay off the
-boards meanwhile, and nothing is shown); staff decide. See the fair-play page and `fairplay.model`.
+boards meanwhile, and nothing is shown); staff decide. Feeding flags the feeders, never the account
+fed. See the fair-play page and `fairplay.model`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from analysis.store import ReviewError, analysis_for
 from core import versions
 from dicegame import events
 from dicegame.models import Game, Player, Turn
+from dicegame.records import AT_TABLE, STAND_IN_TURN_LIMIT, stand_in_turns
 from fairplay import model as M
 from fairplay import positions
 from fairplay.models import (
@@ -28,6 +30,7 @@ from fairplay.models import (
     FEEDER_SHARE,
     FEEDERS,
     REFUND_WINDOW,
+    WAITING_AS_FED,
     Case,
     GameSignals,
     HiddenTurn,
@@ -202,59 +205,113 @@ def _may_flag(case: Case) -> bool:
 def _flag(case: Case, reason: str) -> None:
     case.status, case.reason, case.flagged_at = Case.Status.FLAGGED, reason, timezone.now()
     _set_standing(case.user_id, Profile.Standing.REVIEW)
-    logger.info("fair play: flagged account %s (%s, evidence %.1f)", case.user_id, reason, case.evidence)
+    # A warning: the project logs its packages at WARNING (PENTA_LOG_LEVEL), and a flag is news for
+    # staff, not a detail.
+    logger.warning(
+        "fair play: flagged account %s for review (%s, evidence %.1f%s)",
+        case.user_id,
+        reason,
+        case.evidence,
+        f", fed account {case.fed_id}" if case.fed_id else "",
+    )
+
+
+def played_rated_seats():
+    """The seats that are evidence of feeding: a person's seat in a finished rated game among friends
+    whose results moved their rating (the ratings wrote the person's change for the game: an abort, or
+    a game left by everyone else at once, has none), played by the person: at the table to the end,
+    the computer playing at most STAND_IN_TURN_LIMIT of their turns (the records' rule). A seat the
+    computer played, or left, says nothing about losing on purpose, and costs an attacker nothing.
+
+    The ratings' rows are read through the game's reverse relation (no import: the apps that react to
+    play stay independent); that they are written once, with the game's end, is the ratings' rule."""
+    moved = Game.objects.filter(pk=OuterRef("game_id"), rating_changes__user_id=OuterRef("user_id"))
+    return (
+        Player.objects.filter(
+            game__rated=True,
+            game__kind=Game.Kind.FRIENDS,
+            game__status=Game.Status.FINISHED,
+            user__isnull=False,
+            bot_strength="",
+        )
+        .filter(AT_TABLE)
+        .alias(stand_in_turns=stand_in_turns())
+        .filter(stand_in_turns__lte=STAND_IN_TURN_LIMIT)
+        .filter(Exists(moved))
+    )
 
 
 def feeders_of(winner_id: int, *, since: dt.datetime | None = None) -> list[int]:
     """The accounts that keep feeding this one rated wins (see FEEDERS): each lost at least
-    FEEDER_LOSSES rated games to it and played at least FEEDER_SHARE of its rated games against it."""
-    rated = Player.objects.filter(
-        game__rated=True, game__kind=Game.Kind.FRIENDS, game__status=Game.Status.FINISHED, user__isnull=False
-    )
+    FEEDER_LOSSES rated games to it and played at least FEEDER_SHARE of its rated games against it,
+    counting only the games `played_rated_seats` holds for both of them."""
+    seats = played_rated_seats()
     if since is not None:
-        rated = rated.filter(game__finished_at__gte=since)
-    mine = dict(rated.filter(user_id=winner_id).values_list("game_id", "rank"))
+        seats = seats.filter(game__finished_at__gte=since)
+    mine = dict(seats.filter(user_id=winner_id).values_list("game_id", "rank"))
     losses: Counter[int] = Counter()
     against: Counter[int] = Counter()
-    for game_id, user_id, rank in (
-        rated.filter(game_id__in=list(mine))
-        .exclude(user_id=winner_id)
-        .values_list("game_id", "user_id", "rank")
-    ):
+    theirs = seats.filter(game_id__in=list(mine)).exclude(user_id=winner_id)
+    for game_id, user_id, rank in theirs.values_list("game_id", "user_id", "rank"):
         against[user_id] += 1
         if mine[game_id] is not None and rank is not None and mine[game_id] < rank:
             losses[user_id] += 1
     candidates = [u for u, n in losses.items() if n >= FEEDER_LOSSES]
     if not candidates:
         return []
-    totals = Counter(rated.filter(user_id__in=candidates).values_list("user_id", flat=True))
+    totals = Counter(seats.filter(user_id__in=candidates).values_list("user_id", flat=True))
     return sorted(u for u in candidates if against[u] >= FEEDER_SHARE * totals[u])
 
 
-def check_feeding(winner_id: int) -> Case | None:
-    """Flag an account that a ring of accounts keeps feeding wins (and say who they are in its case)."""
+def check_feeding(winner_id: int) -> list[Case]:
+    """A ring of accounts keeps feeding this one wins: flag each feeder (its case names the account it
+    fed), and name the feeders on the fed account's case for staff, without flagging it: it stays on
+    every board until staff decide (anyone can lose to a victim on purpose). Returns the feeders'
+    cases flagged now."""
     feeders = feeders_of(winner_id)
     if len(feeders) < FEEDERS:
-        return None
+        return []
+    ids = sorted({winner_id, *feeders})
+    flagged = []
     with transaction.atomic():
-        Case.objects.get_or_create(user_id=winner_id)
-        case = Case.objects.select_for_update().get(user_id=winner_id)
-        case.feeders = feeders
-        if case.status == Case.Status.OPEN:
+        Case.objects.bulk_create([Case(user_id=uid) for uid in ids], ignore_conflicts=True)
+        # In user-id order, as everything that locks several cases does: two sweeps never deadlock.
+        cases = {
+            c.user_id: c for c in Case.objects.select_for_update().filter(user_id__in=ids).order_by("user_id")
+        }
+        fed = cases[winner_id]
+        if set(feeders) - set(fed.feeders):  # someone new: staff look (again)
+            fed.feeders = sorted(set(fed.feeders) | set(feeders))
+            fed.fed_at = timezone.now()
+            fed.save()
+            logger.warning(
+                "fair play: accounts %s feed account %s rated wins; their open cases are flagged, its "
+                "own waits for staff (it stays on the boards)",
+                ", ".join(map(str, feeders)),
+                winner_id,
+            )
+        for feeder_id in feeders:
+            case = cases[feeder_id]
+            if case.status != Case.Status.OPEN:
+                continue  # under review, cleared by staff or marked already: theirs to decide
+            case.fed_id = winner_id
             _flag(case, Case.Reason.FEEDING)
-        case.save()
-    return case
+            case.save()
+            flagged.append(case)
+    return flagged
 
 
 # -- staff's review --------------------------------------------------------------------------------------
 
 
 def clear(case_id: int, *, by, note: str = "") -> Case:
-    """Staff found the account honest: back on the boards; flagged again only with new evidence."""
+    """Staff found the account honest: back on the boards (a fed account never left them: its case
+    leaves the queue); flagged again only with new evidence."""
     with transaction.atomic():
         case = Case.objects.select_for_update().get(pk=case_id)
-        if case.status not in (Case.Status.FLAGGED, Case.Status.MARKED):
-            raise FairPlayError(_("Only a flagged or marked account can be cleared."))
+        waiting_as_fed = Case.objects.filter(WAITING_AS_FED, pk=case.pk).exists()
+        if case.status not in (Case.Status.FLAGGED, Case.Status.MARKED) and not waiting_as_fed:
+            raise FairPlayError(_("Only a flagged or marked account, or one fed by others, is cleared."))
         case.status = Case.Status.CLEARED
         case.cleared_suspicious = case.suspicious_games
         case.reviewed_by, case.reviewed_at = by, timezone.now()

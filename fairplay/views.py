@@ -11,7 +11,6 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.models import Profile
 from core.http import int_field
 from dicegame.errors import GameActionError
-from dicegame.models import Game
 from fairplay import selectors, services
 
 
@@ -33,8 +32,8 @@ def hidden(request: HttpRequest, game_id: int) -> HttpResponse:
     page is hidden by then) and count nothing."""
     if not request.user.is_authenticated:
         return JsonResponse({"error": _("Log in first.")}, status=403)
-    game = Game.objects.filter(pk=game_id).first()
-    if game is None:
+    game = selectors.seated_game(game_id, request.user)
+    if game is None:  # someone else's game answers as a missing one: no oracle of which games exist
         return JsonResponse({"error": _("There is no such game.")}, status=404)
     try:
         turn = int_field(request, "turn")

@@ -1,8 +1,7 @@
-import unicodedata
-
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from dicegame.rules.names import is_visible
 from feedback.models import MESSAGE_MAX_LENGTH
 
 
@@ -31,7 +30,7 @@ class ReportForm(forms.Form):
         """Refuse a message with nothing to read: only spaces, zero-width or other invisible characters
         (format, control and separator categories) got through as a report before."""
         message = self.cleaned_data["message"]
-        if not any(unicodedata.category(c)[0] not in "CZ" for c in message):
+        if not is_visible(message):
             raise forms.ValidationError(_("Write a few words about the problem."), code="required")
         return message
 

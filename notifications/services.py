@@ -36,6 +36,7 @@ from dicegame.play.selectors import games_waiting_for
 from dicegame.rules import days
 from dicegame.rules.turn import REMINDER_SHARE
 from notifications import challenges, delivery, notices
+from notifications.addresses import clean_address, confirmation_take
 from notifications.models import MailSettings, Notification, PushSubscription
 
 logger = logging.getLogger(__name__)
@@ -332,7 +333,7 @@ def _confirmation_mail(notification: Notification, now) -> EmailMultiAlternative
         return None  # changed or confirmed meanwhile
     token = signing.dumps({"u": mail.user_id, "a": mail.address}, salt=CONFIRM_SALT)
     with translation.override(mail.language):
-        context = {"confirm_url": site_url(reverse("notifications:confirm", args=[token])), "user": mail.user}
+        context = {"confirm_url": site_url(reverse("notifications:confirm", args=[token]))}
         return _mail(_("Penta: confirm your address"), "confirm", context, mail.address, mail.user_id)
 
 
@@ -421,24 +422,20 @@ def push_unsubscribe(*, user, device_id: int) -> None:
 
 
 @transaction.atomic
-def mail_address_set(*, user, address: str, digest: bool, language: str) -> MailSettings:
+def mail_address_set(
+    *, user, address: str, digest: bool, language: str, client: str | None = None
+) -> MailSettings:
     """The person's address for the digest, and whether they want it. A new address waits for its
-    confirmation (a signed link sent to it, off the request path)."""
-    address = (address or "").strip()
+    confirmation (a signed link sent to it, off the request path), within the caps of notifications.
+    addresses (`client`: accounts.throttle.client_address). A refused one (400, 429) changes nothing."""
+    address = clean_address(address, digest)
     list(get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk"))
     mail, _created = MailSettings.objects.get_or_create(user=user)
     changed = address != mail.address
     # A new address, or the same one still unconfirmed saved again (the last link lost): a link goes.
     confirm = bool(address) and (changed or mail.confirmed_at is None)
     if confirm:
-        recent = Notification.objects.filter(
-            user=user, kind=Notification.Kind.CONFIRM, created_at__gte=timezone.now() - timedelta(days=1)
-        ).count()
-        if recent >= CONFIRMATIONS_A_DAY:
-            raise GameActionError(
-                _("Too many confirmation mails today: try again tomorrow, or use the last one sent."),
-                status=429,
-            )
+        confirmation_take(user_id=user.pk, address=address, client=client, per_person=CONFIRMATIONS_A_DAY)
     mail.address, mail.digest, mail.language = address, digest, language
     if changed:
         mail.confirmed_at = None

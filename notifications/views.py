@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
-from django.core.validators import validate_email
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -17,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.throttle import client_address
 from core.http import message_response
 from dicegame.errors import GameActionError
 from notifications import selectors, services
@@ -95,18 +94,13 @@ def mail_set(request: HttpRequest) -> HttpResponse:
     address = request.POST.get("address", "").strip()
     digest = request.POST.get("digest") == "1"
     typed = {"address": address, "digest": digest}
-    if address:
-        try:
-            validate_email(address)
-        except ValidationError:
-            return _preferences(request, error=_("That is not an e-mail address."), status=400, typed=typed)
-    if digest and not address:
-        return _preferences(
-            request, error=_("The digest needs an address to go to."), status=400, typed=typed
-        )
     try:
         mail = services.mail_address_set(
-            user=request.user, address=address, digest=digest, language=get_language()
+            user=request.user,
+            address=address,
+            digest=digest,
+            language=get_language(),
+            client=client_address(request),
         )
     except GameActionError as exc:
         return _preferences(request, error=exc.message, status=exc.status, typed=typed)

@@ -283,6 +283,17 @@ AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_USERNAME_FORM_FIELD = "username"
 AXES_USERNAME_CALLABLE = "accounts.throttle.account_key"
 
+# Sign-up throttling (accounts.services.account_create): at most so many new accounts from one client
+# address (an IPv6 client's /64) within the window, counted in the cache above; past it the sign-up page
+# answers 429 and makes nothing.
+PENTA_SIGNUPS_PER_ADDRESS = int(os.environ.get("PENTA_SIGNUPS_PER_ADDRESS", "5"))
+PENTA_SIGNUP_WINDOW_SECONDS = int(os.environ.get("PENTA_SIGNUP_WINDOW_SECONDS", "3600"))
+# Confirmation mails (notifications.services.mail_address_set) go to an address nobody has confirmed
+# yet: besides a person's 3 a day, at most so many a day to one recipient address (whoever asks) and
+# from one client address, counted in the cache above.
+PENTA_CONFIRMATIONS_PER_RECIPIENT = int(os.environ.get("PENTA_CONFIRMATIONS_PER_RECIPIENT", "3"))
+PENTA_CONFIRMATIONS_PER_CLIENT = int(os.environ.get("PENTA_CONFIRMATIONS_PER_CLIENT", "10"))
+
 # "Report a problem": at most so many reports per person (a user or a guest) and per client address
 # within the window, counted in the cache above (feedback.services).
 # The site's address, for the links in e-mails (they leave the site, so they must be absolute).
@@ -400,6 +411,7 @@ if not DEBUG:
 # The project's own packages (their loggers write to the console).
 PENTA_PACKAGES = [
     "penta",
+    "core",
     "dicegame",
     "accounts",
     "live",
@@ -411,6 +423,8 @@ PENTA_PACKAGES = [
     "ratings",
     "winprob",
     "notifications",
+    "fairplay",
+    "tournaments",
 ]
 LOGGING = {
     "version": 1,

@@ -64,6 +64,10 @@ class RatingChange(models.Model):
     )
     rating_before = models.FloatField()
     rd_before = models.FloatField()
+    # The volatility the game started from (null on rows from before it was kept: then the previous
+    # change's volatility_after). With the ratings before, the game's results and their weights, it
+    # is what rating the game again takes (a refund: `ratings.services.refund_opponents`).
+    volatility_before = models.FloatField(null=True, blank=True)
     rating_after = models.FloatField()
     rd_after = models.FloatField()
     volatility_after = models.FloatField()
@@ -92,9 +96,10 @@ class RatingChange(models.Model):
 
 
 class RatingRefund(models.Model):
-    """A rating loss given back: the person lost `points` in `game` to an account later marked for
-    unfair play. The unique (game, user) pair is what makes a refund happen once, however often or
-    however concurrently the account is marked."""
+    """Rating given back: `points` that the `marked` account's seat in `game` cost the person (the game
+    rated again without the marked seats, less what it did). The unique (game, user, marked) triple is
+    what makes a marking refund once, however often or however concurrently the account is marked; a
+    second marked account at the same table adds its own row, for what it cost on top."""
 
     game = models.ForeignKey("dicegame.Game", on_delete=models.CASCADE, related_name="rating_refunds")
     user = models.ForeignKey(
@@ -110,7 +115,11 @@ class RatingRefund(models.Model):
     class Meta:
         verbose_name = _("rating refund")
         ordering = ["user", "created_at", "id"]
-        constraints = [models.UniqueConstraint(fields=["game", "user"], name="one_rating_refund_per_game")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["game", "user", "marked"], name="one_rating_refund_per_game_and_mark"
+            )
+        ]
 
     def __str__(self):
         return f"{self.user} in game {self.game_id}: +{self.points:.0f}"

@@ -14,8 +14,9 @@ they are how one account feeds another (sock puppets, a friend who always loses 
   half of the game before each time.
 - A result against a newcomer (fewer than NEWCOMER_GAMES rated games) moves the other person's rating
   with NEWCOMER_WEIGHT; the weights multiply.
-And on `events.AccountMarked` the marked account's rated opponents get back what they lost to it in the
-REFUND_WINDOW before the mark, once (RatingRefund).
+And on `events.AccountMarked` the marked account's rated opponents get back what its seat cost them in
+its games of the REFUND_WINDOW before the mark: each game rated again without the marked seat, the
+difference where it is a gain, once (RatingRefund).
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ from collections import Counter, defaultdict
 from datetime import timedelta
 
 from django.db import transaction
-from django.db.models import Count, Exists, F, OuterRef, Q
+from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts.models import Profile
 from core import versions
 from dicegame import events
 from dicegame.models import Game, Player, Turn
@@ -56,6 +58,8 @@ NEWCOMER_WEIGHT = 0.25
 # whatever earlier `since` the marking asks for (lichess gives back its last 30 wins within 3 days;
 # here a friends' game is rarer, and a month of games is what a review looks at).
 REFUND_WINDOW = timedelta(days=30)
+# A difference smaller than this is arithmetic, not a refund (ratings show whole points).
+MIN_REFUND = 1e-6
 
 
 def pairwise_results(
@@ -111,20 +115,9 @@ def _pair_games_before(game: Game, user_ids: list[int], finished_at) -> Counter[
     return counts
 
 
-def on_game_finished(event: events.GameFinished) -> None:
-    game_rate(event.game, event.players)
-
-
-def game_rate(game: Game, players: list[Player]) -> list[RatingChange]:
-    """Apply a finished rated game to its people's ratings, once. The caller holds the game's row lock
-    (so no second finish of this game can interleave); the rating rows are locked in user-id order, so
-    two games finishing at once that share people wait for each other instead of deadlocking, and the
-    later one rates against the earlier one's results."""
-    if not game.rated or game.kind != Game.Kind.FRIENDS:
-        return []
-    people = [p for p in players if p.user_id is not None and not p.is_bot]
-    if len(people) < 2 or RatingChange.objects.filter(game=game).exists():
-        return []
+def seat_results(game: Game, people: list[Player]) -> tuple[set[int], set[int], dict]:
+    """The game's forfeits, aborts (user ids) and pairwise results (`pairwise_results`), by the rule
+    for people who were not there, from its seats and turns."""
     counts = {
         player_id: (stand_in, own)
         for player_id, stand_in, own in Turn.objects.filter(game=game)
@@ -139,7 +132,24 @@ def game_rate(game: Game, players: list[Player]) -> list[RatingChange]:
     own_turns = {p.pk: counts.get(p.pk, (0, 0))[1] for p in people}
     forfeits = {p.user_id for p in people if seat_left(p) or stand_ins[p.pk] > STAND_IN_TURN_LIMIT}
     aborts = {p.user_id for p in people if p.user_id in forfeits and own_turns[p.pk] < EARLY_FORFEIT_TURNS}
-    results = pairwise_results(people, forfeits, aborts)
+    return forfeits, aborts, pairwise_results(people, forfeits, aborts)
+
+
+def on_game_finished(event: events.GameFinished) -> None:
+    game_rate(event.game, event.players)
+
+
+def game_rate(game: Game, players: list[Player]) -> list[RatingChange]:
+    """Apply a finished rated game to its people's ratings, once. The caller holds the game's row lock
+    (so no second finish of this game can interleave); the rating rows are locked in user-id order, so
+    two games finishing at once that share people wait for each other instead of deadlocking, and the
+    later one rates against the earlier one's results."""
+    if not game.rated or game.kind != Game.Kind.FRIENDS:
+        return []
+    people = [p for p in players if p.user_id is not None and not p.is_bot]
+    if len(people) < 2 or RatingChange.objects.filter(game=game).exists():
+        return []
+    forfeits, aborts, results = seat_results(game, people)
     user_ids = sorted(uid for uid, r in results.items() if r)
     if not user_ids:
         return []
@@ -174,6 +184,7 @@ def game_rate(game: Game, players: list[Player]) -> list[RatingChange]:
                 user_id=uid,
                 rating_before=before[uid].rating,
                 rd_before=before[uid].rd,
+                volatility_before=before[uid].volatility,
                 rating_after=after.rating,
                 rd_after=after.rd,
                 volatility_after=after.volatility,
@@ -201,44 +212,103 @@ def on_account_marked(event: events.AccountMarked) -> None:
     refund_opponents(user_id=event.user_id, since=event.since)
 
 
-def _losses_to(user_id: int, since):
-    """The rating changes of the marked account's rated opponents that lost rating in its games
-    finished since `since`, and are not refunded yet."""
-    games = RatingChange.objects.filter(user_id=user_id, game__finished_at__gte=since).values("game_id")
-    refunded = RatingRefund.objects.filter(game_id=OuterRef("game_id"), user_id=OuterRef("user_id"))
-    return (
-        RatingChange.objects.filter(game_id__in=games, rating_after__lt=F("rating_before"))
-        .exclude(user_id=user_id)
-        .exclude(Exists(refunded))
-        .order_by("user_id", "game_id")
+def result_weight(change: RatingChange, opponent: int) -> float:
+    """How much the result against `opponent` counted in this change (its `discounts`; 1 if absent)."""
+    return next((d["weight"] for d in change.discounts if d.get("opponent") == opponent), 1.0)
+
+
+def volatility_before(change: RatingChange) -> float:
+    if change.volatility_before is not None:
+        return change.volatility_before
+    # A row from before the field: the volatility only moves with a rated game, so it is the one the
+    # person's previous change left (or a new rating's).
+    previous = (
+        RatingChange.objects.filter(user_id=change.user_id, id__lt=change.id)
+        .order_by("-id")
+        .values_list("volatility_after", flat=True)
+        .first()
     )
+    return previous if previous is not None else glicko2.Rating.volatility
+
+
+def rated_without(game: Game, changes: dict[int, RatingChange], gone: set[int]) -> dict[int, float]:
+    """Each person's rating after `game` had the people of `gone` not been at the table: the game's
+    rating period again, from what its changes keep (each rating as it stood before the game, widened
+    by any idle weeks; the results; their pair and newcomer weights), less every result against `gone`.
+    `changes`: the game's changes by user id."""
+    people = [p for p in game.players.all() if p.user_id is not None and not p.is_bot]
+    _forfeits, _aborts, results = seat_results(game, people)
+    ratings = {}
+    for uid, change in changes.items():
+        if uid in gone:
+            continue
+        period = [
+            (
+                glicko2.Rating(changes[opponent].rating_before, changes[opponent].rd_before),
+                score,
+                result_weight(change, opponent),
+            )
+            for opponent, score in results.get(uid, [])
+            if opponent not in gone and opponent in changes
+        ]
+        start = glicko2.Rating(change.rating_before, change.rd_before, volatility_before(change))
+        ratings[uid] = glicko2.rate(start, period).rating
+    return ratings
 
 
 @transaction.atomic
 def refund_opponents(*, user_id: int, since=None) -> list[RatingRefund]:
-    """Give the marked account's rated opponents back what they lost in its games finished at or after
-    `since`, but no earlier than REFUND_WINDOW before now: each loss once, added to their rating as it
-    is now (the deviation and the history stay). The marked account's own rating is left as it is: the
-    boards hide it. Runs in the marking transaction (its savepoint, if the caller has one)."""
+    """Give the marked account's rated opponents back what its seat cost them in its games finished at
+    or after `since`, but no earlier than REFUND_WINDOW before now: each game is rated again without
+    the marked seats (this account's, and any other marked account's there), and each person gets the
+    rating they would have had less the rating the game gave them, less what earlier markings gave back
+    for it, where that is a gain: never more than they would have had had the marked accounts not
+    played, and nothing taken from anyone who won rating from them. Once per marked account and game
+    (RatingRefund), added to their rating as it is now (the deviation and the history stay). The marked
+    account's own rating is left as it is: the boards hide it. Runs in the marking transaction (its
+    savepoint, if the caller has one)."""
     now = timezone.now()
     since = max(since, now - REFUND_WINDOW) if since is not None else now - REFUND_WINDOW
-    candidates = sorted(set(_losses_to(user_id, since).values_list("user_id", flat=True)))
+    mine = RatingChange.objects.filter(user_id=user_id, game__finished_at__gte=since)
+    game_ids = list(mine.values_list("game_id", flat=True))
+    theirs = RatingChange.objects.filter(game_id__in=game_ids).exclude(user_id=user_id)
+    candidates = sorted(set(theirs.values_list("user_id", flat=True)))
     if not candidates:
         return []
     # The rows of the people to refund, locked in user-id order (as game_rate locks them): a second
     # marking of the same account, or of another account at the same games, waits here, and reads the
-    # refunds again below, once this one's are committed.
+    # refunds and the standings again below, once this one's are committed.
     rows = {
         r.user_id: r
         for r in PlayerRating.objects.select_for_update().filter(user_id__in=candidates).order_by("user_id")
     }
-    losses = [c for c in _losses_to(user_id, since) if c.user_id in rows]
-    refunds = [
-        RatingRefund(
-            game_id=c.game_id, user_id=c.user_id, points=c.rating_before - c.rating_after, marked_id=user_id
+    given = defaultdict(float)  # (game, person): what markings gave back for it already
+    done = set()  # (game, person) this account's marking already refunded
+    earlier = RatingRefund.objects.filter(game_id__in=game_ids)
+    for game_id, uid, points, by in earlier.values_list("game_id", "user_id", "points", "marked_id"):
+        given[game_id, uid] += points
+        if by == user_id:
+            done.add((game_id, uid))
+    marked = {user_id} | set(
+        Profile.objects.filter(user_id__in=candidates, standing=Profile.Standing.MARKED).values_list(
+            "user_id", flat=True
         )
-        for c in losses
-    ]
+    )
+    changes = defaultdict(dict)
+    for change in RatingChange.objects.filter(game_id__in=game_ids):
+        changes[change.game_id][change.user_id] = change
+    refunds = []
+    games = Game.objects.filter(pk__in=game_ids).prefetch_related("players").order_by("finished_at", "pk")
+    for game in games:
+        of_game = changes[game.pk]
+        owed = [u for u in sorted(of_game) if u in rows and u not in marked and (game.pk, u) not in done]
+        if not owed:
+            continue
+        without = rated_without(game, of_game, gone=marked & of_game.keys())
+        for uid in owed:
+            points = without[uid] - of_game[uid].rating_after - given[game.pk, uid]
+            if points > MIN_REFUND:
+                refunds.append(RatingRefund(game=game, user_id=uid, points=points, marked_id=user_id))
     if not refunds:
         return []
     # No unique violation can happen here: every refund of a person is written under their row's
@@ -283,8 +353,9 @@ def fair_play_rule() -> str:
         "first %(pair)d rated games between the same two people in 24 hours count in full, each further "
         "one half as much as the one before. A result against someone who has played fewer than %(new)d "
         "rated games counts for only %(percent)d%% towards the other person's rating. An account marked "
-        "for unfair play leaves every rating list, and whoever lost rating in its rated games of the last "
-        "%(days)d days before the mark gets those points back."
+        "for unfair play leaves every rating list, and each of its rated games of the last %(days)d days "
+        "before the mark is rated again without it: whoever it cost rating gets the difference back, and "
+        "no more."
     ) % {
         "turns": EARLY_FORFEIT_TURNS,
         "pair": PAIR_GAMES_A_DAY,

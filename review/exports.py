@@ -14,10 +14,11 @@ from django.utils.translation import gettext as _
 
 from analysis.store import ReviewError, analysis_for, completed_turns
 from dicegame.models import Game, Player
-from dicegame.records import counts_for_records, seat_left, stand_in_turns
+from dicegame.records import counts_for_records, revealed_seats, seat_left, secret_until, stand_in_turns
 from dicegame.rules.days import day_end
 from dicegame.rules.scoring import Box
 from dicegame.strategy import analysis as A
+from review.replay import without_the_dice
 
 if TYPE_CHECKING:  # only a type here: importing services would make review and services import each other
     from dicegame.actors import Actor
@@ -35,20 +36,27 @@ def game_export(*, game: Game) -> dict:
     # A daily challenge's seed deals everyone's dice of the day (a tournament round's, every entrant's):
     # until the day (the round) ends the export names it and its commitment, and leaves out the seed and
     # the optimal line (dice the player never saw).
-    secret_until = game.seed_secret_until
+    seed_secret_until = game.seed_secret_until
     seats = {str(int(seat) + 1): v for seat, v in (stored.data.get("seats") or {}).items()}
-    if secret_until is not None:
+    if seed_secret_until is not None:
         seats = {
             n: {**v, "optimal": {"total": v["optimal"]["total"]} if v.get("optimal") else None}
             for n, v in seats.items()
         }
+    # A tournament round's results are secret until it closes, even to the entrant who has finished it:
+    # nothing the dice decide beyond the entrant's own play (the par, the luck) leaves before then.
+    results_secret_until = secret_until(game)
+    if results_secret_until is not None:
+        seats = {n: without_the_dice(v) for n, v in seats.items()}
     return {
         "format": "penta-game/2",
         "game": game.pk,
         "kind": game.kind,
         "created_at": game.created_at.isoformat(),
         "finished_at": game.finished_at.isoformat() if game.finished_at else None,
-        "seed": None if secret_until is not None else game.seed,
+        "seed": None if seed_secret_until is not None else game.seed,
+        # A tournament round still open: when the par, the luck and the optimal line come (else null).
+        "results_secret_until": results_secret_until.isoformat() if results_secret_until else None,
         "seed_commitment": game.seed_commitment,
         "daily": {
             "date": game.daily_date.isoformat(),
@@ -105,7 +113,12 @@ def game_export(*, game: Game) -> dict:
             "seats": seats,
             "accuracy_scale": A.ACCURACY_SCALE,
             "rolls": [
-                {"turn": t["number"], "roll": k, "dice": r["dice"], "luck": r.get("luck")}
+                {
+                    "turn": t["number"],
+                    "roll": k,
+                    "dice": r["dice"],
+                    "luck": None if results_secret_until else r.get("luck"),
+                }
                 for t in stored.data.get("turns", [])
                 for k, r in enumerate(t["rolls"], start=1)
             ],
@@ -182,8 +195,12 @@ def _history_csv(actor: Actor, language: str | None) -> Iterator[str]:
 
     writer.writerow(CSV_HEADER)
     yield flush()
-    mine = Player.objects.filter(_seat_filter(actor)).exclude(
-        game__status__in=[Game.Status.CANCELLED, Game.Status.EXPIRED]
+    # A game whose dice are still secret (a tournament round still open) is in no record: its line comes
+    # once the round has closed (dicegame.records).
+    mine = revealed_seats(
+        Player.objects.filter(_seat_filter(actor)).exclude(
+            game__status__in=[Game.Status.CANCELLED, Game.Status.EXPIRED]
+        )
     )
     seats = (
         mine.select_related("game")

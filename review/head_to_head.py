@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count
 
 from dicegame.models import Game, Player, Turn
-from dicegame.records import counts_for_records, stand_in_turns
+from dicegame.records import counts_for_records, revealed_seats, stand_in_turns
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ def head_to_head(*, user_id: int, other_ids: Iterable[int]) -> list[HeadToHead]:
         return []
     mine: dict[int, dict] = {}
     for row in (
-        Player.objects.filter(user_id=user_id, game__status=Game.Status.FINISHED)
+        revealed_seats(Player.objects.filter(user_id=user_id, game__status=Game.Status.FINISHED))
         .order_by("game_id", "seat")
         .values("game_id", "total", "left_at", "stand_in", "game__kind", "game__hints_used")
     ):

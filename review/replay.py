@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from django.utils.safestring import SafeString, mark_safe
@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy
 from core import charts
 from dicegame.labels import box_label, keep_label
 from dicegame.models import Game, GameAnalysis, Player
-from dicegame.records import counts_for_records
+from dicegame.records import not_counted_reason, secret_until
 from dicegame.rules.scoring import UPPER_BONUS, UPPER_BONUS_THRESHOLD, Box, Scoresheet
 from dicegame.strategy import analysis as A
 from winprob import live as winprob_live
@@ -174,8 +174,9 @@ class SeatReview:
         return self.figures["start"]
 
     @property
-    def luck(self) -> float:
-        return self.figures["luck"]
+    def luck(self) -> float | None:
+        """None while the game's dice are secret (`Review.results_secret_until`)."""
+        return self.figures.get("luck")
 
     @property
     def total_loss(self) -> float:
@@ -198,9 +199,10 @@ class SeatReview:
 
     @property
     def not_counted(self) -> bool:
-        """A person's seat whose game does not count for their records (dicegame.records' one rule)."""
-        return not self.player.is_bot and not counts_for_records(
-            game=self.player.game, stand_in_turns=self.stand_in_turns
+        """A person's seat whose game will never count for their records (dicegame.records' one rule; a
+        round whose dice are still secret is not in the records yet, which the page says apart)."""
+        return not self.player.is_bot and bool(
+            not_counted_reason(game=self.player.game, stand_in_turns=self.stand_in_turns)
         )
 
     @property
@@ -224,6 +226,9 @@ class Review:
     # A daily challenge's optimal line shows dice at slots the player never saw, which are everyone's
     # dice of the day: until the day ends only its total (the par) is shown.
     optimal_secret_until: datetime | None = None
+    # A tournament round still open (dicegame.records.secret_until): until it closes the review shows the
+    # player's own play only, neither the par nor the luck of the round's dice.
+    results_secret_until: datetime | None = None
     # Every seat's chance of winning through the game (winprob), its largest swings, or "on its way".
     win_chart: SafeString = field(default_factory=lambda: mark_safe(""))
     win_swings: list = field(default_factory=list)
@@ -364,6 +369,10 @@ def game_review(
         )
         for p in players
     ]
+    results_secret = secret_until(game)
+    if results_secret is not None:
+        hidden = [without_the_dice(s.figures) for s in seats]
+        seats = [replace(s, figures=h, summary=h["summary"]) for s, h in zip(seats, hidden, strict=True)]
     line_kind = parse_line(line)
     optimal_turn = None
     if current is not None:
@@ -384,8 +393,8 @@ def game_review(
             )
             own += UPPER_BONUS if upper >= UPPER_BONUS_THRESHOLD else 0
             optimal_turn = OptimalTurn(optimal["turns"][rnd - 1], own, optimal["total"])
-    secret_until = game.seed_secret_until
-    if secret_until is not None:
+    seed_secret_until = game.seed_secret_until
+    if seed_secret_until is not None or results_secret is not None:
         optimal_turn = None
     if optimal_turn is None:
         line_kind = "own"
@@ -402,12 +411,30 @@ def game_review(
         step=current,
         chart=value_chart(data, players, marker_x=marker),
         thresholds=thresholds(),
-        luck_chart=luck_chart(data, players),  # outside the replay: no marker to keep in step
+        # Outside the replay: no marker to keep in step.
+        luck_chart=luck_chart(data, players) if results_secret is None else mark_safe(""),
         line=line_kind,
         optimal_turn=optimal_turn,
-        optimal_secret_until=secret_until,
+        optimal_secret_until=seed_secret_until,
+        results_secret_until=results_secret,
         **_win_course(game, players),
     )
+
+
+# What an analysis's seat says about the dice rather than the player's play: the luck (in total, and
+# through the game), the optimal line on the seat's dice and its total (a round's par).
+DICE_FIGURES = ("luck", "lines", "optimal")
+DICE_SUMMARY = ("luck", "optimal_total")
+
+
+def without_the_dice(seat: dict) -> dict:
+    """An analysis's seat (`analysis.analyse_game`'s "seats" entry) less what the dice decided, for a
+    game whose dice are still secret (dicegame.records.secret_until): what is left is the player's own
+    play (the points lost to choices, the accuracy, the values of the positions they reached)."""
+    kept = {k: v for k, v in seat.items() if k not in DICE_FIGURES}
+    if "summary" in seat:
+        kept["summary"] = {k: v for k, v in seat["summary"].items() if k not in DICE_SUMMARY}
+    return kept
 
 
 def _win_course(game: Game, players: list[Player]) -> dict:

@@ -27,7 +27,14 @@ from core import charts, versions
 from core.prepared import PreparedSelect
 from dicegame.labels import box_label
 from dicegame.models import Game, Player
-from dicegame.records import AT_TABLE, COUNTS, counted_seats, counts_for_records, stand_in_turns
+from dicegame.records import (
+    AT_TABLE,
+    COUNTS,
+    counted_seats,
+    counts_for_records,
+    revealed_seats,
+    stand_in_turns,
+)
 from dicegame.rules.scoring import UPPER_BONUS_THRESHOLD, UPPER_BOXES, Box
 from dicegame.strategy import analysis as A
 from review.replay import label_name
@@ -87,7 +94,9 @@ def _upper_sum():
 
 
 def _finished_seats(user_id: int):
-    return Player.objects.filter(user_id=user_id, game__status=Game.Status.FINISHED)
+    """The person's finished seats, less those whose dice are still secret (a tournament round still
+    open, `dicegame.records.secret_until`): those are in no figure of the page until the round closes."""
+    return revealed_seats(Player.objects.filter(user_id=user_id, game__status=Game.Status.FINISHED))
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from dicegame.play import rooms
 from tests.support.environment import (
     chromium_path,
     forget_login_failures,
+    forget_throttle_counts,
     require,
 )
 from tests.support.factories import PASSWORD, UserFactory, befriend
@@ -60,8 +61,10 @@ def _fresh_channel_layer():
 
 @pytest.fixture(autouse=True)
 def _fresh_login_throttle():
-    """Every test starts with no failed logins counted (the test client's address is always the same)."""
+    """Every test starts with no failed logins, sign-ups or confirmation mails counted (the test client's
+    address is always the same)."""
     forget_login_failures()
+    forget_throttle_counts()
     yield
 
 

@@ -11,6 +11,7 @@ from django.db.models import Count, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from accounts.selectors import friend_ids
+from tournaments.eligibility import rated_min_players
 from tournaments.models import Entry, Round, RoundGame, Tournament
 from tournaments.selectors import OPEN, UPCOMING, RoundView, entry_open, round_view
 
@@ -115,8 +116,9 @@ RECENT_SHOWN = 5
 
 
 def player_results(user_id: int) -> PlayerTournaments:
-    """The player's places in finished rated tournaments (placed only: not withdrawn, not off the
-    boards when the table was written), their best and their matchpoint average."""
+    """The player's places in finished rated tournaments that at least `rated_min_players` played (placed
+    only: they started a round's game and were not off the boards when the table was written; "of N"
+    counts the placed), their best and their matchpoint average."""
     ranked = Entry.objects.filter(tournament=OuterRef("tournament"), place__isnull=False)
     rows = (
         Entry.objects.filter(
@@ -126,6 +128,7 @@ def player_results(user_id: int) -> PlayerTournaments:
             tournament__finished_at__isnull=False,
         )
         .annotate(of=Subquery(ranked.values("tournament").annotate(n=Count("pk")).values("n")[:1]))
+        .filter(of__gte=rated_min_players())
         .select_related("tournament")
         .order_by("-tournament__finished_at")
     )

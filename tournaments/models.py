@@ -12,6 +12,17 @@ from django.utils.translation import gettext_lazy as _
 MIN_ROUNDS, MAX_ROUNDS = 1, 7
 MIN_WINDOW, MAX_WINDOW = 3600, 3 * 86400  # a round's window: an hour to three days
 MIN_ENTRANTS, MAX_ENTRANTS = 2, 200
+# A rated tournament counts for its players' pages (places, matchpoint averages) only if at least this
+# many entrants played it (started a round's game): a field in which a place means more than a duel.
+# Entrants who never play count for nothing, so idle accounts can no longer make a "1 of 4"; and every
+# player must have passed the rated entry rule below. (The setting PENTA_RATED_MIN_PLAYERS may change it.)
+RATED_MIN_PLAYERS = 3
+# Who may enter (or make) a rated tournament: an account at least this many days old, with at least this
+# many finished games that count for records (`dicegame.records`). Accounts made for the occasion can
+# then neither fill the weekly's places nor feed their maker matchpoints. (Settings of the same names,
+# PENTA_RATED_ENTRY_MIN_DAYS and PENTA_RATED_ENTRY_MIN_GAMES, may change them.)
+RATED_ENTRY_MIN_DAYS = 7
+RATED_ENTRY_MIN_GAMES = 5
 
 
 class Tournament(models.Model):
@@ -40,7 +51,9 @@ class Tournament(models.Model):
     rounds = models.PositiveSmallIntegerField()
     window_seconds = models.PositiveIntegerField()
     max_entrants = models.PositiveSmallIntegerField()
-    # Rated: the tournament counts for the players' tournament results on their player pages.
+    # Rated: the tournament counts for the players' tournament results on their player pages, once at
+    # least RATED_MIN_PLAYERS played it; its entrants need an account with some history
+    # (`eligibility.rated_entry_refusal`).
     rated = models.BooleanField(default=True)
     entrant_count = models.PositiveSmallIntegerField(default=0)
     starts_at = models.DateTimeField()
@@ -133,9 +146,10 @@ class Round(models.Model):
 
 class Entry(models.Model):
     """A person entered in a tournament: once (the constraint). `withdrawn_at`: withdrew after playing
-    (an entrant who has started no game leaves instead, and the entry goes). `place` and `score`: the
-    final table's, written when the tournament finishes (and again if a fair-play decision changes it);
-    no place: not ranked (withdrawn, or off the boards for fair play)."""
+    (an entrant who has started no game leaves instead, and the entry goes); still placed, the rounds
+    not played scored as not started. `place` and `score`: the final table's, written when the
+    tournament finishes (and again if a fair-play decision changes it); no place: not ranked (started no
+    game, or off the boards for fair play)."""
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entries")
     user = models.ForeignKey(

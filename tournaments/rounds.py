@@ -173,6 +173,10 @@ def round_settle(*, round_id: int, now: dt.datetime | None = None) -> bool:
             _close_early(rnd, t, now)
         rnd.settled_at = now
         rnd.save(update_fields=["settled_at", "closes_at", "opens_at"])
+        # The round's dice are public now, and its games join their players' records, statistics and
+        # the boards (dicegame.records.secret_until): the pages cached without them are computed again.
+        played = RoundGame.objects.filter(round=rnd).values_list("entry__user_id", flat=True)
+        versions.bump(*{versions.user(user_id) for user_id in played}, versions.SITE)
         if (
             rnd.number == 1
             and Entry.objects.filter(tournament=t, withdrawn_at__isnull=True).count() < MIN_ENTRANTS

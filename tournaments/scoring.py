@@ -82,7 +82,7 @@ class RoundScore:
 class Standing[K: Hashable]:
     """An entrant's line of the table: each round counted (None where the round's field left them out),
     the score (the sum of the shares, kept in units of 1/`scale`), the total points, the last round's
-    share, and the place (None: not ranked, e.g. withdrawn)."""
+    share, and the place (None: not ranked, e.g. no game started)."""
 
     entrant: K
     rounds: tuple[RoundScore | None, ...]

@@ -21,6 +21,7 @@ from core.charts import bar_chart
 from dicegame.models import Game, Player
 from dicegame.rules.share import share_symbols
 from tournaments import scoring
+from tournaments.eligibility import rated_entry_refusal, rated_entry_rule, rated_min_players
 from tournaments.models import Entry, Round, RoundGame, Tournament
 
 HISTOGRAM_BIN = 25  # points per bar of a round's histogram
@@ -217,32 +218,41 @@ def load(t: Tournament, *, viewer_id: int | None = None, now: dt.datetime | None
     return Loaded(t, rounds, entries, games, off, now, views)
 
 
+def players(data: Loaded) -> set[int]:
+    """The entries that have started a round's game (withdrawn since or not), not off the boards: the
+    tournament's players. Only they are in the rounds' fields and placed, so an entry that never
+    plays gives nobody matchpoints and is not counted in anyone's "of N"."""
+    started = {entry_id for entry_id, _round_id in data.games}
+    return {e.pk for e in data.entries if e.pk in started and e.user_id not in data.off_board}
+
+
 def _fields(data: Loaded) -> list[dict[int, int | None]]:
-    """The field of every settled round: entry id -> total (None: did not start). An entrant counts in a
-    round if they played it, or were still in the tournament when it closed; never if off the boards."""
+    """The field of every settled round: entry id -> total (None: did not start it). Every player is in
+    every round's field (`players`): a round they did not start, before or after withdrawing, scores
+    nothing and every entrant who played it beats them, so withdrawing never takes a bad result away."""
+    playing = players(data)
     fields = []
     for r in data.rounds:
         if r.settled_at is None:
             break
         counted = {}
         for e in data.entries:
-            if e.user_id in data.off_board:
+            if e.pk not in playing:
                 continue
             g = data.games.get((e.pk, r.pk))
-            if g is not None:
-                counted[e.pk] = g["total"] if g["total"] is not None else 0
-            elif e.withdrawn_at is None or e.withdrawn_at >= r.closes_at:
-                counted[e.pk] = None
+            counted[e.pk] = None if g is None else g["total"] if g["total"] is not None else 0
         fields.append(counted)
     return fields
 
 
 def table(data: Loaded, *, viewer_id: int | None = None) -> list[Row]:
-    """The standings: every entrant not off the boards, placed by the score over the settled rounds (the
-    withdrawn after them, unplaced), with the round in play's status."""
+    """The standings: every entrant not off the boards; the players (`players`) placed by the score over
+    the settled rounds, the withdrawn among them, and the entrants who have started no game after them,
+    unplaced; with the round in play's status."""
     fields = _fields(data)
     shown = [e for e in data.entries if e.user_id not in data.off_board]
-    ranked = [e.pk for e in shown if e.withdrawn_at is None]
+    playing = players(data)
+    ranked = [e.pk for e in shown if e.pk in playing]
     lines = scoring.standings(fields, [e.pk for e in shown], ranked)
     by_id = {e.pk: e for e in shown}
     settled = data.rounds[: len(fields)]
@@ -438,9 +448,27 @@ class Page:
     friend_ids: list[int]
     share_text: str
     live: bool  # the page holds the standings' socket
+    player_count: int  # the entrants who have started a round's game (`players`)
+    # Why the viewer may not enter this rated tournament ("" when they may, or it is not offered).
+    entry_refusal: str = ""
+
+    @property
+    def rated_min(self) -> int:
+        return rated_min_players()
+
+    @property
+    def rated_entry_rule(self) -> str:
+        return rated_entry_rule().text()
+
+    @property
+    def below_rated_min(self) -> bool:
+        """A rated tournament that fewer than `rated_min_players` have played (so far, or in the end): it
+        does not count for its players' pages."""
+        return self.data.tournament.rated and self.player_count < rated_min_players()
 
 
-def page(t: Tournament, *, viewer_id: int | None, token: str = "", share_url: str = "") -> Page:
+def page(t: Tournament, *, viewer_id: int | None, token: str = "", share_url: str = "", viewer=None) -> Page:
+    """`viewer`: the logged-in person (for whether they may enter a rated tournament), else None."""
     data = load(t, viewer_id=viewer_id)
     rows = table(data, viewer_id=viewer_id)
     entry = next((e for e in data.entries if e.user_id == viewer_id), None)
@@ -483,4 +511,8 @@ def page(t: Tournament, *, viewer_id: int | None, token: str = "", share_url: st
         if t.finished_at and viewer_id
         else "",
         live=not off,
+        player_count=len(players(data)),
+        entry_refusal=rated_entry_refusal(viewer)
+        if t.rated and viewer is not None and entry is None and entry_open(t, data.rounds, data.now)
+        else "",
     )

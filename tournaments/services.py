@@ -4,14 +4,21 @@ leaving and withdrawing, starting (or resuming) a round's game, and what follows
 The rules, in one place (the tournament page says them in words):
 - Entry: logged in only, once per person (a constraint), until the first round closes, up to the
   tournament's limit (a conditional update and a check constraint: concurrent entries never pass it).
+  A rated tournament asks an account with some history of its entrants and its maker
+  (`eligibility.rated_entry_refusal`: RATED_ENTRY_MIN_DAYS old, RATED_ENTRY_MIN_GAMES finished games that
+  count for records), so that accounts made for the occasion neither fill it nor feed anyone.
 - A round's game: one per entrant and round (a constraint; starting again resumes it), solo, no hints,
   on the round's seed (`Game.dice_key`, `Game.shared_until`: the same dice for every entrant).
 - Not finished when the round closes: the game is closed with the boxes written, and that total counts.
-  Not started at all: the entrant scores nothing in the round and every entrant who played beats them.
+  Not started: the player scores nothing in the round and every entrant who played it beats them. An
+  entrant who starts no game at all is no player: in no round's field, not placed, in nobody's "of N"
+  (`selectors.players`).
 - Leaving before playing: the entry goes (the place is free again). Withdrawing after playing: a game
   in play ends as it stands, the games played keep counting for the others' matchpoints, no more rounds
-  are played, and the entrant is not placed.
+  are played, and the entrant keeps a place, every round not played scored as not started.
 - Fair play: an entrant off the boards (under review, or marked) is in nobody's field and not placed.
+- Rated: the places go on the players' pages only if at least RATED_MIN_PLAYERS (3) played
+  (`lists.player_results`).
 
 The clock's side (rounds closing, the final table, the weekly tournament) is `tournaments.rounds`."""
 
@@ -33,8 +40,9 @@ from dicegame import events, play
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError
 from dicegame.models import Game
+from dicegame.rules import names
+from tournaments import eligibility, selectors
 from tournaments import rounds as round_clock
-from tournaments import selectors
 from tournaments.models import (
     MAX_ENTRANTS,
     MAX_ROUNDS,
@@ -71,10 +79,16 @@ def _changed(tournament_id: int) -> None:
 
 
 def _check_settings(*, name: str, rounds: int, window_seconds: int, max_entrants: int, access: str) -> str:
-    name = " ".join((name or "").split())
-    if not name:
-        raise TournamentError(_("Give the tournament a name."), status=400)
-    if len(name) > MAX_NAME or any(ord(ch) < 32 for ch in name):
+    # Everyone who may see the tournament reads its name: bidirectional controls (which reorder the
+    # text after them) and invisible characters are dropped, and what is left must be readable.
+    name = names.clean_name(name or "")
+    if not names.is_visible(name):
+        raise TournamentError(
+            _("Give the tournament a name: at least one letter, digit or sign that can be seen."), status=400
+        )
+    if names.has_control(name):
+        raise TournamentError(_("A tournament's name cannot hold control characters."), status=400)
+    if len(name) > MAX_NAME:
         raise TournamentError(
             _("A tournament's name has at most %(max)d characters.") % {"max": MAX_NAME}, status=400
         )
@@ -115,6 +129,11 @@ def tournament_create(
     )
     if not 0 <= starts_in <= MAX_START_DELAY:
         raise TournamentError(_("A tournament starts within two weeks."), status=400)
+    if rated:
+        # The maker is the first entrant: a rated tournament asks the same history of them.
+        refusal = eligibility.rated_entry_refusal(user)
+        if refusal:
+            raise TournamentError(refusal, status=403)
     now = timezone.now()
     t = Tournament.objects.create(
         name=name,
@@ -163,6 +182,10 @@ def entry_join(*, tournament_id: int, user, token: str = "") -> Entry:
     rounds = list(Round.objects.filter(tournament=t).order_by("number"))
     if not selectors.entry_open(t, rounds):
         raise TournamentError(_("Entry to this tournament has closed: it closes when the first round does."))
+    if t.rated:
+        refusal = eligibility.rated_entry_refusal(user)
+        if refusal:
+            raise TournamentError(refusal, status=403)
     try:
         with transaction.atomic():
             entry = Entry.objects.create(tournament=t, user=user)
@@ -188,7 +211,8 @@ def entry_join(*, tournament_id: int, user, token: str = "") -> Entry:
 def entry_withdraw(*, tournament_id: int, user) -> str:
     """Leave the tournament: before any game of it, the entry goes ("left": the place is free again);
     after, the entrant withdraws ("withdrew": a game in play ends as it stands, the games played keep
-    counting for the others, no more rounds, no place in the final table). Returns which."""
+    counting for the others, no more rounds; a place in the final table all the same, the rounds not
+    played scored as not started, so withdrawing never hides a bad result). Returns which."""
     if user is None or not user.is_authenticated:
         raise TournamentError(_("Log in first."), status=403)
     with transaction.atomic():

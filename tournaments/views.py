@@ -20,7 +20,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from core.http import int_field, message_response
 from dicegame.errors import GameActionError
-from tournaments import lists, markup, rounds, selectors, services
+from tournaments import eligibility, lists, markup, rounds, selectors, services
 from tournaments.models import MAX_ENTRANTS, MAX_ROUNDS, MIN_ENTRANTS, MIN_ROUNDS, Tournament
 
 WINDOW_CHOICES = [
@@ -70,6 +70,8 @@ def _index_context(request: HttpRequest, form: dict | None = None, error: str = 
         "window_choices": WINDOW_CHOICES,
         "start_choices": START_CHOICES,
         "round_choices": range(MIN_ROUNDS, MAX_ROUNDS + 1),
+        "rated_entry_rule": eligibility.rated_entry_rule().text(),
+        "rated_min_players": eligibility.rated_min_players(),
         "min_entrants": MIN_ENTRANTS,
         "max_entrants": MAX_ENTRANTS,
         "now": timezone.now(),
@@ -134,7 +136,8 @@ def detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
     # has changed since it was written is written again.
     rounds.catch_up(tournament=t)
     url = request.build_absolute_uri(reverse("tournaments:detail", args=[t.pk]))
-    page = selectors.page(t, viewer_id=user_id, token=token, share_url=url)
+    viewer = request.user if request.user.is_authenticated else None
+    page = selectors.page(t, viewer_id=user_id, token=token, share_url=url, viewer=viewer)
     context = {
         "tournament": t,
         "page": page,

@@ -30,7 +30,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import SentNotice
 from accounts.selectors import may_challenge
-from accounts.services import NoticeLimited, notice_quota_take
+from accounts.services import NoticeLimited, lock_people, notice_quota_take
 from dicegame import events
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
@@ -41,8 +41,9 @@ from dicegame.play.kernel import bump, current_turn, lock_for_actor, lock_game, 
 from dicegame.play.rooms import (
     TURN_TIMER_CHOICES,
     check_correspondence_room_for,
+    check_correspondence_rooms_for,
     correspondence_games_of,
-    friends_game_new,
+    new_friends_game,
     rematch_accept,
 )
 from dicegame.rules.turn import CORRESPONDENCE_GAMES_MAX, MOVE_TIME_CHOICES
@@ -92,13 +93,6 @@ def _account(actor: Actor) -> int:
     if actor.user_id is None:
         raise GameActionError(_("Log in to challenge other players."), status=403)
     return actor.user_id
-
-
-def lock_people(user_ids) -> None:
-    """The people's row locks, in user-id order (two transactions that lock the same people wait for
-    each other instead of each holding a row the other wants); SQLite locks the whole database."""
-    ids = sorted({uid for uid in user_ids if uid is not None})
-    list(get_user_model().objects.select_for_update().filter(pk__in=ids).order_by("pk").values_list("pk"))
 
 
 def _refuse_unless_allowed(from_user_id: int, to_user_id: int, name: str) -> None:
@@ -221,11 +215,12 @@ def _seat_all(game: Game, people: list[tuple[int, str, bool]], bots: list[str]) 
 def _correspondence_game(challenge: Challenge, from_name: str, to_name: str, now) -> Game:
     """The game of a correspondence challenge, made as it is sent: the challenger's turn first, with no
     clock until the answer (the friend's seat waits, `challenged`)."""
-    game = friends_game_new(
+    game = new_friends_game(
         host_id=challenge.from_user_id,
         seats=2 + len(challenge.bots),
         turn_seconds=None,
         move_seconds=challenge.move_seconds,
+        status=Game.Status.ACTIVE,
         rated=challenge.rated,
     )
     correspondence_started(game, now)
@@ -304,11 +299,12 @@ def _accepted_notice(name: str, game_id: int) -> events.Notice:
 
 
 def _live_game(challenge: Challenge, challenger: str, name: str, now) -> Game:
-    game = friends_game_new(
+    game = new_friends_game(
         host_id=challenge.from_user_id,
         seats=2 + len(challenge.bots),
-        turn_seconds=challenge.turn_seconds,
+        turn_seconds=challenge.turn_seconds or None,
         move_seconds=None,
+        status=Game.Status.ACTIVE,
         rated=challenge.rated,
     )
     people = [(challenge.from_user_id, challenger, False), (challenge.to_user_id, name, False)]
@@ -349,18 +345,18 @@ def _rematch_game(old: Game, challenge: Challenge, user_id: int) -> Game:
     if existing is not None:
         return existing
     players = list(old.players.order_by("seat"))
-    people = [p for p in players if not p.is_bot]
-    lock_people(p.user_id for p in people)
+    people = [(p.user_id, p.name) for p in players if not p.is_bot]
+    lock_people(uid for uid, _name in people)
     if old.is_correspondence:
-        for person in people:
-            check_correspondence_room_for(person.user_id, person.name)
-    game = friends_game_new(
+        check_correspondence_rooms_for(people)
+    game = new_friends_game(
         host_id=old.host_id,
         seats=len(players),
         turn_seconds=old.turn_seconds,
         move_seconds=old.move_seconds,
-        rated=old.rated,
+        status=Game.Status.ACTIVE,
         rematch_of=old,
+        rated=old.rated,
     )
     correspondence_started(game, timezone.now())
     rotated = players[1:] + players[:1]
@@ -473,6 +469,10 @@ def rematch_yes(*, game_id: int, actor: Actor) -> Game | None:
     theirs = offers.filter(from_user_id=other.user_id).first()
     if theirs is not None:
         return challenge_accept(challenge_id=theirs.pk, actor=actor)
+    if other.rematch_accepted:
+        # The other said yes with no challenge (a table's yes, or one given before challenges): the
+        # table's rematch starts it at this yes.
+        return rematch_accept(game_id=game_id, actor=actor)
     if not offers.filter(from_user_id=me.user_id).exists():
         bots = tuple(p.bot_strength for p in game.players.order_by("seat") if p.is_bot)
         terms = Terms(

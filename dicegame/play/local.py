@@ -29,6 +29,7 @@ from dicegame.errors import GameActionError, GameNotFound
 from dicegame.labels import bot_name
 from dicegame.models import Game, Player, SeatLink, Turn
 from dicegame.rules import dice
+from dicegame.rules.names import clean_name, is_visible
 from dicegame.strategy import STRENGTHS
 
 MIN_PEOPLE = 2
@@ -44,11 +45,6 @@ class SeatSpec:
     strength: str = ""
 
 
-def _clean_name(raw: str) -> str:
-    # Collapse runs of whitespace: a name is shown in a narrow column head.
-    return " ".join(raw.split())
-
-
 def local_game_create(*, actor: Actor, seats: list[SeatSpec], hints: bool = False) -> Game:
     """A local game with the seats in the order given: 2 to 4 seats, at least two people. `hints`
     switches the optimal-play hints on from the start (the game is then marked)."""
@@ -59,8 +55,10 @@ def local_game_create(*, actor: Actor, seats: list[SeatSpec], hints: bool = Fals
         raise GameActionError(_("A game on one device needs at least two people."), status=400)
     if len(seats) > MAX_SEATS:
         raise GameActionError(_("A game has at most four seats."), status=400)
-    names = [_clean_name(s.name) for s in people]
-    if any(not name for name in names):
+    # A name is shown in a narrow column head, to everyone at the table (and in a linked friend's
+    # history): one space between words, no bidirectional or invisible characters, something to read.
+    names = [clean_name(s.name) for s in people]
+    if any(not is_visible(name) for name in names):
         raise GameActionError(_("Type a name for every person."), status=400)
     if any(len(name) > NAME_MAX_LENGTH for name in names):
         raise GameActionError(_("A name has at most %(n)d characters.") % {"n": NAME_MAX_LENGTH}, status=400)
@@ -101,7 +99,7 @@ def local_game_create(*, actor: Actor, seats: list[SeatSpec], hints: bool = Fals
                     Player.objects.create(
                         game=game,
                         seat=index,
-                        name=_clean_name(spec.name),
+                        name=clean_name(spec.name),
                         controller_id=actor.user_id,
                         controller_guest_key="" if actor.user_id is not None else actor.guest_key,
                         hints=hints,

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import SentNotice
 from accounts.selectors import are_friends
-from accounts.services import NoticeLimited, notice_quota_take
+from accounts.services import NoticeLimited, lock_people, notice_quota_take
 from dicegame import events
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
@@ -68,7 +68,7 @@ def room_create(
         raise GameActionError(
             _("A rated game needs a clock: choose a turn timer of 30, 60 or 120 seconds."), status=400
         )
-    game = _new_friends_game(
+    game = new_friends_game(
         host_id=user_id,
         seats=seats,
         turn_seconds=turn_seconds or None,
@@ -95,19 +95,28 @@ def correspondence_games_of(user_id: int) -> int:
 def check_correspondence_room_for(user_id: int, name: str = "") -> None:
     """Refuse one more correspondence game to a person who has CORRESPONDENCE_GAMES_MAX already. The
     person's row is locked first, so two seats taken at once cannot both pass the count."""
-    list(get_user_model().objects.select_for_update().filter(pk=user_id).values_list("pk"))
-    if correspondence_games_of(user_id) < CORRESPONDENCE_GAMES_MAX:
-        return
-    values = {"max": CORRESPONDENCE_GAMES_MAX, "name": name}
-    message = (
-        _("%(name)s already plays %(max)d correspondence games: one of them must end first.")
-        if name
-        else _("You already play %(max)d correspondence games: finish one before you start another.")
-    )
-    raise GameActionError(message % values, status=409)
+    check_correspondence_rooms_for([(user_id, name)])
 
 
-def _new_friends_game(
+def check_correspondence_rooms_for(people: list[tuple[int, str]]) -> None:
+    """The same for each of `people` (user id, name; "" for the person asking), the first refused in
+    their order. All their rows are locked first, at once and in user-id order (accounts.services.
+    lock_people): locked one by one in seat order, two rematches of the same people in opposite seats
+    accepted at once each held one row the other wanted, and PostgreSQL ended one (a 500, a yes lost)."""
+    lock_people(uid for uid, _name in people)
+    for user_id, name in people:
+        if correspondence_games_of(user_id) < CORRESPONDENCE_GAMES_MAX:
+            continue
+        values = {"max": CORRESPONDENCE_GAMES_MAX, "name": name}
+        message = (
+            _("%(name)s already plays %(max)d correspondence games: one of them must end first.")
+            if name
+            else _("You already play %(max)d correspondence games: finish one before you start another.")
+        )
+        raise GameActionError(message % values, status=409)
+
+
+def new_friends_game(
     *,
     host_id: int | None,
     seats: int,
@@ -118,7 +127,7 @@ def _new_friends_game(
     move_seconds: int | None = None,
 ) -> Game:
     """A game against friends with its own secret seed (committed to) and invitation link; live, or by
-    correspondence with `move_seconds` a move."""
+    correspondence with `move_seconds` a move. (Challenges and pairings make theirs with it too.)"""
     seed = dice.new_seed()
     return Game.objects.create(
         kind=Game.Kind.FRIENDS,
@@ -465,9 +474,8 @@ def rematch_accept(*, game_id: int, actor: Actor) -> Game | None:
         bump(game)
         return None
     if game.is_correspondence:
-        for person in (p for p in players if p.user_id is not None):
-            check_correspondence_room_for(person.user_id, person.name)
-    rematch = _new_friends_game(
+        check_correspondence_rooms_for([(p.user_id, p.name) for p in players if p.user_id is not None])
+    rematch = new_friends_game(
         host_id=game.host_id,
         seats=len(players),
         turn_seconds=game.turn_seconds,
@@ -500,19 +508,4 @@ def games_expire_idle() -> int:
     idle = Game.objects.filter(status__in=[Game.Status.OPEN, Game.Status.ACTIVE], updated_at__lt=cutoff)
     return idle.exclude(status=Game.Status.ACTIVE, pace=Game.Pace.CORRESPONDENCE).update(
         status=Game.Status.EXPIRED
-    )
-
-
-def friends_game_new(
-    *, host_id, seats: int, turn_seconds, move_seconds, rated: bool, rematch_of=None
-) -> Game:
-    """A game against people in play at once, with no room before it (a challenge, a pairing)."""
-    return _new_friends_game(
-        host_id=host_id,
-        seats=seats,
-        turn_seconds=turn_seconds or None,
-        move_seconds=move_seconds or None,
-        status=Game.Status.ACTIVE,
-        rematch_of=rematch_of,
-        rated=rated,
     )

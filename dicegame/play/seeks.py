@@ -28,14 +28,15 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.selectors import may_challenge
+from accounts.services import lock_people
 from dicegame import events
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
 from dicegame.models import Game, Player
 from dicegame.offers import Seek
-from dicegame.play.challenges import correspondence_started, lock_people
+from dicegame.play.challenges import correspondence_started
 from dicegame.play.kernel import bump, start_turn
-from dicegame.play.rooms import check_correspondence_room_for, correspondence_games_of, friends_game_new
+from dicegame.play.rooms import check_correspondence_room_for, correspondence_games_of, new_friends_game
 from dicegame.rules.turn import CORRESPONDENCE_GAMES_MAX, MOVE_TIME_CHOICES
 
 LIVE_TIMERS = (30, 60, 120)
@@ -193,11 +194,12 @@ def _may_pair(a: Seek, b: Seek) -> bool:
 def _pair_game(a: Seek, b: Seek, now) -> Game:
     """The game of two paired seeks: the one who waited longer moves first."""
     first, second = sorted((a, b), key=lambda s: (s.created_at, s.pk))
-    game = friends_game_new(
+    game = new_friends_game(
         host_id=first.user_id,
         seats=2,
         turn_seconds=first.turn_seconds or None,
         move_seconds=first.move_seconds or None,
+        status=Game.Status.ACTIVE,
         rated=first.rated,
     )
     seats = [
@@ -279,8 +281,13 @@ def seek_accept(*, seek_id: int, actor: Actor) -> Game:
             % {"name": seek.name, "max": CORRESPONDENCE_GAMES_MAX},
             status=409,
         )
-    game = friends_game_new(
-        host_id=seek.user_id, seats=2, turn_seconds=None, move_seconds=seek.move_seconds, rated=seek.rated
+    game = new_friends_game(
+        host_id=seek.user_id,
+        seats=2,
+        turn_seconds=None,
+        move_seconds=seek.move_seconds,
+        status=Game.Status.ACTIVE,
+        rated=seek.rated,
     )
     correspondence_started(game, now)
     first = Player.objects.create(game=game, seat=0, user_id=actor.user_id, name=actor.name)

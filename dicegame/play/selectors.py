@@ -20,7 +20,7 @@ from accounts.selectors import friend_ids
 from core.prepared import PreparedSelect
 from dicegame.actors import Actor
 from dicegame.models import Game, Invitation, Player, Turn
-from dicegame.records import counts_for_records, seat_left, stand_in_turns
+from dicegame.records import not_counted_reason, seat_left, secret_until, stand_in_turns
 from dicegame.rules.scoring import UPPER_BONUS_THRESHOLD, Box
 
 
@@ -148,10 +148,16 @@ class HistoryRow:
         return self.to_move is not None and self.to_move.pk == self.me.pk
 
     @property
+    def secret(self) -> bool:
+        """A game whose dice are still secret (a tournament round still open): in no record yet, so the
+        list shows no total or result for it, only the way back to the game (dicegame.records)."""
+        return secret_until(self.game) is not None
+
+    @property
     def not_counted(self) -> bool:
-        """A finished game that does not count for this seat's records (dicegame.records' one rule)."""
-        return self.game.is_finished and not counts_for_records(
-            game=self.game, stand_in_turns=self.me.stand_in_turns
+        """A finished game that will not count for this seat's records (dicegame.records' one rule)."""
+        return self.game.is_finished and bool(
+            not_counted_reason(game=self.game, stand_in_turns=self.me.stand_in_turns)
         )
 
     @property
@@ -160,6 +166,8 @@ class HistoryRow:
             return _("Waiting for players")
         if not self.game.is_finished:
             return _("In play")
+        if self.secret:
+            return _("Played: the result comes when the round closes")
         if self.device_owner:
             winners = [p.name for p in (self.me, *self.opponents) if p.rank == 1]
             return _("Won by %(names)s") % {"names": ", ".join(winners)}

@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 
 from dicegame.labels import box_label
 from dicegame.models import Game, Player, Turn
-from dicegame.records import counted_seats, not_counted_reason
+from dicegame.records import counted_seats, not_counted_reason, pending_reason
 from dicegame.rules.scoring import PENTA_BONUS, PENTA_SCORE, UPPER_BONUS, Box
 
 
@@ -171,5 +171,6 @@ def game_result(*, game: Game, seat: Player | None) -> Result | None:
         total=seat.total,
         best_before=best,
         resigned=seat.left_at is not None,
-        not_counted=not_counted_reason(game=game, stand_in_turns=stand_ins),
+        # A round whose dice are still secret is in no record yet: no "new best" until the round closes.
+        not_counted=pending_reason(game) or not_counted_reason(game=game, stand_in_turns=stand_ins),
     )

@@ -19,6 +19,7 @@ from tests.browser.pages import (
     play_tournament_round,
 )
 from tests.support.factories import UserFactory
+from tests.support.tournaments import seasoned
 from tournaments.models import Round, RoundGame
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -28,6 +29,7 @@ def test_three_friends_play_a_two_round_tournament_to_the_podium(browser: Browse
     base = live_server_url
     names = ("anouk", "bram", "cato")
     users = {n: UserFactory(username=n) for n in names}
+    seasoned(*users.values())  # what a rated tournament asks of its maker and entrants
     pages = {n: logged_in_page(browser, base, n) for n in names}
     anouk = pages["anouk"]
 

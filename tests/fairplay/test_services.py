@@ -1,5 +1,5 @@
 """Fair play's services on real games: assessing, flagging, what a flag does to the boards, staff's
-clearing and marking, feeders, the page's hidden report, and races."""
+clearing and marking, the page's hidden report, and races."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from django.urls import reverse
 from accounts.models import Profile
 from daily import selectors as daily_selectors
 from dicegame import events
-from dicegame.models import Game, Player, Turn
+from dicegame.models import Game, Turn
 from fairplay import model as M
 from fairplay import positions, services
 from fairplay.models import Case, GameSignals, HiddenTurn
@@ -146,39 +146,6 @@ def test_only_flagged_or_marked_accounts_are_cleared(admin_user):
     assert Case.objects.get(pk=case.pk).status == Case.Status.OPEN
 
 
-def lost_to(winner, feeder, n: int, strength: str = "hard") -> None:
-    """n rated games that `feeder` lost to `winner`."""
-    for game in rated_games(winner, n, opponent=feeder, strength=strength):
-        Player.objects.filter(game=game, user=winner).update(rank=1)
-        Player.objects.filter(game=game, user=feeder).update(rank=2)
-
-
-def test_accounts_feeding_one_winner_flag_the_winner(strategy):
-    winner = UserFactory(username="winner")
-    feeders = [UserFactory() for _ in range(services.FEEDERS)]
-    for feeder in feeders[:-1]:
-        lost_to(winner, feeder, services.FEEDER_LOSSES)
-    assert services.check_feeding(winner.pk) is None
-    lost_to(winner, feeders[-1], services.FEEDER_LOSSES)
-    assert services.feeders_of(winner.pk) == sorted(f.pk for f in feeders)
-    case = services.check_feeding(winner.pk)
-    assert case.status == Case.Status.FLAGGED and case.reason == Case.Reason.FEEDING
-    assert case.feeders == sorted(f.pk for f in feeders)
-    assert standing(winner) == Profile.Standing.REVIEW
-
-
-def test_an_account_that_plays_others_too_is_not_a_feeder(strategy):
-    winner, other = UserFactory(), UserFactory()
-    feeders = [UserFactory() for _ in range(services.FEEDERS)]
-    for feeder in feeders:
-        lost_to(winner, feeder, services.FEEDER_LOSSES)
-    rated_games(
-        feeders[0], 2 * services.FEEDER_LOSSES, opponent=other
-    )  # feeders[0] plays most of its games elsewhere now
-    assert feeders[0].pk not in services.feeders_of(winner.pk)
-    assert services.check_feeding(winner.pk) is None
-
-
 def test_decision_times_come_from_the_servers_clock(strategy):
     game, host, friend = two_player_game(rated=True)
     from tests.support.ratings import play_out
@@ -228,6 +195,20 @@ def test_a_hidden_report_for_a_turn_not_ones_own_is_refused(my_turn_game, client
     c = client if who == "guest" else client_for(host if who == "host" else friend)
     answer = c.post(reverse("fairplay:hidden", args=[game.pk]), {"turn": turn.number + turn_offset})
     assert answer.status_code == status and answer.json()["error"]
+    assert not HiddenTurn.objects.exists()
+
+
+def test_a_hidden_report_for_someone_elses_game_is_the_same_404_as_for_no_game(my_turn_game):
+    """Not an oracle: a game one has no seat in answers as a game that does not exist (as every other
+    game endpoint does), whatever the turn asked for."""
+    game, host, friend = my_turn_game
+    stranger = client_for(UserFactory(username="stranger"))
+    turn = Turn.objects.get(game=game, completed_at__isnull=True)
+    missing = stranger.post(reverse("fairplay:hidden", args=[game.pk + 1000]), {"turn": turn.number})
+    assert missing.status_code == 404 and missing.json() == {"error": "There is no such game."}
+    for asked in (turn.number, turn.number + 1, "x"):
+        theirs = stranger.post(reverse("fairplay:hidden", args=[game.pk]), {"turn": asked})
+        assert (theirs.status_code, theirs.content) == (404, missing.content)
     assert not HiddenTurn.objects.exists()
 
 
@@ -315,13 +296,3 @@ def test_signals_of_an_older_model_are_assessed_again(strategy):
     rows = GameSignals.objects.filter(game=game, user=cheat)
     assert [r.version for r in rows] == [M.MODEL_VERSION]
     assert rows[0].signals.table.shape == M.empty_table().shape
-
-
-def test_the_clock_process_looks_for_feeders_of_its_rated_games_winners(strategy):
-    winner = UserFactory(username="winner")
-    for _ in range(services.FEEDERS):
-        lost_to(winner, UserFactory(), services.FEEDER_LOSSES, strength="medium")
-    assess()
-    case = Case.objects.get(user=winner)
-    assert case.status == Case.Status.FLAGGED and case.reason == Case.Reason.FEEDING
-    assert len(case.feeders) == services.FEEDERS

@@ -61,6 +61,13 @@ def forget_login_failures() -> None:
     forget_cached(get_cache(), "axes-*")
 
 
+def forget_throttle_counts() -> None:
+    """Delete the counts of what a client may do only so often (accounts.throttle.take: sign-ups,
+    confirmation mails): every test's client has the same address."""
+    forget_cached(key="penta:signups:*")
+    forget_cached(key="penta:confirmations:*")
+
+
 def chromium_path() -> str | None:
     for candidate in CHROMIUM_CANDIDATES:
         if Path(candidate).exists():

@@ -4,21 +4,55 @@ results made up in the database for the tables (`made_up_round_game`)."""
 
 from __future__ import annotations
 
+import datetime as dt
 from functools import cache
 
 from django.utils import timezone
 
 from dicegame import play
 from dicegame.models import Game, Player, Turn
+from dicegame.rules import dice
 from dicegame.rules.scoring import Box, Scoresheet
 from dicegame.strategy import computer
 from dicegame.strategy.bot_games import bot_game
 from tests.support.factories import GameFactory, PlayerFactory, actor
 from tests.support.games import current, logged_turn
-from tournaments import rounds, services
+from tournaments import eligibility, rounds, services
 from tournaments.models import Entry, Round, RoundGame, Tournament
 
 HOUR = 3600
+
+
+def seasoned(*users) -> None:
+    """Give these accounts the history a rated tournament asks of its entrants
+    (`eligibility.rated_entry_rule`), made in the database: joined long enough ago, and as many finished
+    solo games as it asks, of 5 points each (under any real total, so a test's own totals stay the best).
+    An account that has it already is left as it is."""
+    rule = eligibility.rated_entry_rule()
+    wanting = [user for user in users if eligibility.rated_entry_refusal(user)]
+    if not wanting:
+        return
+    joined = timezone.now() - dt.timedelta(days=rule.days + 1)
+    type(wanting[0]).objects.filter(pk__in=[u.pk for u in wanting]).update(date_joined=joined)
+    seed = dice.new_seed()
+    games = Game.objects.bulk_create(
+        Game(
+            kind=Game.Kind.SOLO,
+            status=Game.Status.FINISHED,
+            seed=seed,
+            seed_commitment=dice.commitment(seed),
+            finished_at=joined + dt.timedelta(minutes=k),
+        )
+        for _user in wanting
+        for k in range(rule.games)
+    )
+    owners = [user for user in wanting for _k in range(rule.games)]
+    Player.objects.bulk_create(
+        Player(game=game, seat=0, user=user, name=user.username, boxes={"CHANCE": 5}, total=5, rank=1)
+        for game, user in zip(games, owners, strict=True)
+    )
+    for user in wanting:
+        user.date_joined = joined
 
 
 def tournament_of(
@@ -32,7 +66,10 @@ def tournament_of(
     starts_in: int = 0,
     name: str = "Friday dice",
 ) -> Tournament:
-    """A tournament made by `creator` (its first entrant), the `others` entered by its link."""
+    """A tournament made by `creator` (its first entrant), the `others` entered by its link; a rated one
+    gives them all the history it asks first (`seasoned`)."""
+    if rated:
+        seasoned(creator, *others)
     t = services.tournament_create(
         user=creator,
         name=name,

@@ -73,7 +73,10 @@ def test_nothing_shows_a_rounds_seed_before_it_closes_and_everything_after(clock
         "commitment": r1.commitment,
         "seed_revealed_at": r1.closes_at.isoformat(),
     }
-    assert set(export["analysis"]["seats"]["1"]["optimal"]) == {"total"}
+    # Not even the optimal line's total (the round's par), nor the luck: the round's results are secret.
+    seat = export["analysis"]["seats"]["1"]
+    assert "optimal" not in seat and "luck" not in seat and "optimal_total" not in seat["summary"]
+    assert export["results_secret_until"] == r1.closes_at.isoformat()
     with pytest.raises(CommandError, match=r"shared dice .*revealed .*when their window ends"):
         call_command("verify_game", str(game.pk))
     # Nobody else sees an entrant's game while the round is open: not even an entrant of the same round.

@@ -29,6 +29,7 @@ from tests.support.tournaments import (
     play_round,
     play_turn,
     round_of,
+    seasoned,
     tournament_of,
 )
 from tournaments import lists, pushes, rounds, selectors, services
@@ -47,6 +48,7 @@ def clock(monkeypatch):
 @pytest.fixture
 def people(db):
     ann, ben, cas = (UserFactory(username=n) for n in ("ann", "ben", "cas"))
+    seasoned(ann, ben, cas)  # what a rated tournament asks of its entrants
     return ann, ben, cas
 
 
@@ -195,7 +197,7 @@ def test_a_round_is_played_only_by_its_entrants_in_its_window(clock, people):
     with pytest.raises(services.TournamentError, match="not entered") as refused:
         services.round_play(tournament_id=t.pk, user=cas)
     assert refused.value.status == 403
-    assert not Game.objects.exists()
+    assert not Game.objects.filter(dice_key__startswith="t").exists()
 
 
 def test_no_hints_in_a_round(clock, people):
@@ -319,8 +321,10 @@ def test_a_round_waiting_only_for_an_entrant_who_withdraws_closes_then(clock, pe
     assert services.entry_withdraw(tournament_id=t.pk, user=cas) == "withdrew"
     t.refresh_from_db()
     assert round_of(t, 2).settled_at == START + dt.timedelta(minutes=5) == t.finished_at
-    assert Entry.objects.get(user=cas).place is None
-    assert {Entry.objects.get(user=u).place for u in (ann, ben)} <= {1, 2}
+    # Cas played round 1 before withdrawing: he keeps a place, round 2 counted as not started.
+    rows = {r.name: r for r in selectors.table(selectors.load(t))}
+    assert rows["cas"].cells[1].total is None and rows["cas"].cells[1].percent == 0
+    assert all(Entry.objects.get(user=u).place is not None for u in (ann, ben, cas))
 
 
 def test_the_first_round_closes_early_only_when_the_tournament_is_full(clock, people):
@@ -363,10 +367,9 @@ def test_withdrawing_ends_the_game_in_play_and_the_games_keep_counting_for_the_o
     with pytest.raises(services.TournamentError, match="withdrawn"):
         services.round_play(tournament_id=t.pk, user=cas)
     rows = {r.name: r for r in selectors.table(selectors.load(t))}
-    # Round 1's field still has Cas's 250: Ann beat Ben only.
+    # Round 1's field still has Cas's 250: Ann beat Ben only. Cas, withdrawn, keeps his place.
     assert rows["ann"].cells[0].percent == 50.0 and rows["ben"].cells[0].percent == 0.0
-    assert rows["cas"].withdrawn and rows["cas"].place is None
-    assert [r.name for r in selectors.table(selectors.load(t))][-1] == "cas"
+    assert rows["cas"].withdrawn and rows["cas"].place == 1
 
 
 def test_an_entrant_off_the_boards_is_in_nobodys_field_and_not_placed(clock, people):

@@ -23,7 +23,7 @@ from tests.support import ORIGIN
 from tests.support.clock import Clock
 from tests.support.factories import UserFactory, befriend, client_for
 from tests.support.sockets import cookie_header
-from tests.support.tournaments import made_up_round_game, play_round, round_of, tournament_of
+from tests.support.tournaments import made_up_round_game, play_round, round_of, seasoned, tournament_of
 from tournaments import pushes
 from tournaments.models import Entry, Tournament
 
@@ -39,6 +39,7 @@ def clock(monkeypatch):
 
 def test_the_list_offers_the_form_and_making_one_leads_to_its_page(clock):
     ann = UserFactory(username="ann")
+    seasoned(ann)  # what a rated tournament asks of its maker
     client = client_for(ann)
     page = client.get("/tournaments/").content.decode()
     assert 'data-action="create-tournament"' in page and "style=" not in page
@@ -104,6 +105,7 @@ def test_every_action_needs_a_post_with_csrf(clock):
 
 def test_refusals_answer_4xx_with_their_message_and_change_nothing(clock):
     ann, ben, cas = (UserFactory(username=n) for n in ("ann", "ben", "cas"))
+    seasoned(cas)
     t = tournament_of(ann, ben, max_entrants=2)
     # A stranger without the link: the tournament does not exist for them.
     assert client_for(cas).get(f"/tournaments/{t.pk}/").status_code == 404
@@ -122,6 +124,7 @@ def test_refusals_answer_4xx_with_their_message_and_change_nothing(clock):
 
 def test_entering_by_the_link_then_playing_leads_to_the_game(clock):
     ann, ben = UserFactory(username="ann"), UserFactory(username="ben")
+    seasoned(ben)
     t = tournament_of(ann)
     page = client_for(ben).get(f"/tournaments/{t.pk}/?t={t.invite_token}").content.decode()
     assert 'data-action="enter"' in page and f'value="{t.invite_token}"' in page
@@ -173,6 +176,7 @@ def test_the_home_page_announces_the_weekly_tournament(clock):
     page = Client().get("/").content.decode()
     assert f'data-weekly="{weekly.pk}"' in page and "Weekly tournament 2026-W25" in page
     anna = UserFactory()
+    seasoned(anna)
     page = client_for(anna).get("/").content.decode()
     assert 'data-action="weekly-enter"' in page
     client_for(anna).post(f"/tournaments/{weekly.pk}/enter/")

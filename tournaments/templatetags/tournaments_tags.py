@@ -7,6 +7,7 @@ from django import template
 
 from core import versions
 from tournaments import lists
+from tournaments.eligibility import rated_min_players
 from tournaments.models import RoundGame
 
 register = template.Library()
@@ -43,4 +44,4 @@ def tournament_player_section(context, target, is_me=False):
     results = versions.cached(
         f"tournaments:results:{target.pk}", [name], lambda: lists.player_results(target.pk), versions=mine
     )
-    return {"results": results, "is_me": is_me}
+    return {"results": results, "is_me": is_me, "rated_min": rated_min_players()}

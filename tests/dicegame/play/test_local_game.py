@@ -85,6 +85,9 @@ def test_a_guest_creates_a_local_game_for_their_session(guest_actor):
         ([SeatSpec(name="Anna"), SeatSpec(strength="hard")], "at least two people"),
         ([SeatSpec(name=n) for n in "ABCDE"], "at most four seats"),
         ([SeatSpec(name="Anna"), SeatSpec(name="   ")], "Type a name"),
+        # Nothing visible: zero-width and bidirectional characters only (dicegame.rules.names).
+        ([SeatSpec(name="Anna"), SeatSpec(name="\u200b\u2060\ufeff")], "Type a name"),
+        ([SeatSpec(name="Anna"), SeatSpec(name="\u202e\u2066\u200d")], "Type a name"),
         ([SeatSpec(name="Anna"), SeatSpec(name="anna")], "different name"),
         ([SeatSpec(name="Anna"), SeatSpec(name="x" * 31)], "at most 30 characters"),
         ([SeatSpec(name="Anna"), SeatSpec(name="Ben"), SeatSpec(strength="godlike")], "Unknown strength"),
