@@ -59,10 +59,11 @@ class Challenge(models.Model):
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(condition=~Q(from_user=F("to_user")), name="no_challenge_to_self"),
-            # One challenge waiting at a time from one person to another: a second Play shows the first.
+            # One challenge waiting at a time from one person to another (a rematch offer belongs to its
+            # game instead: two games of the same two may each have one).
             models.UniqueConstraint(
                 fields=["from_user", "to_user"],
-                condition=Q(status="pending"),
+                condition=Q(status="pending", rematch_of__isnull=True),
                 name="one_pending_challenge_per_pair",
             ),
         ]

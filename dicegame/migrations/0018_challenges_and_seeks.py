@@ -38,7 +38,7 @@ class Migration(migrations.Migration):
             options={
                 'ordering': ['-created_at', '-id'],
                 'indexes': [models.Index(fields=['to_user', 'status'], name='challenge_to_status'), models.Index(fields=['from_user', 'status'], name='challenge_from_status'), models.Index(fields=['status', 'expires_at'], name='challenge_status_expiry')],
-                'constraints': [models.CheckConstraint(condition=models.Q(('from_user', models.F('to_user')), _negated=True), name='no_challenge_to_self'), models.UniqueConstraint(condition=models.Q(('status', 'pending')), fields=('from_user', 'to_user'), name='one_pending_challenge_per_pair')],
+                'constraints': [models.CheckConstraint(condition=models.Q(('from_user', models.F('to_user')), _negated=True), name='no_challenge_to_self'), models.UniqueConstraint(condition=models.Q(('rematch_of__isnull', True), ('status', 'pending')), fields=('from_user', 'to_user'), name='one_pending_challenge_per_pair')],
             },
         ),
         migrations.CreateModel(

@@ -24,6 +24,7 @@ from functools import partial
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -134,20 +135,22 @@ def challenge_send(*, actor: Actor, username: str, terms: Terms, rematch_of: Gam
         raise GameActionError(_("There is no player called %(name)s.") % {"name": username}, status=404)
     name = other.get_username()
     _refuse_unless_allowed(user_id, other.pk, name)
+    now = timezone.now()
+    if rematch_of is None:
+        _expire_between(user_id, other.pk, now)
     lock_people((user_id, other.pk))
-    pending = Challenge.objects.filter(status=Challenge.Status.PENDING)
-    if pending.filter(from_user_id=user_id, to_user_id=other.pk).exists():
+    pending = Challenge.objects.filter(status=Challenge.Status.PENDING, rematch_of__isnull=True)
+    if rematch_of is None and pending.filter(from_user_id=user_id, to_user_id=other.pk).exists():
         raise GameActionError(
             _("You have challenged %(name)s already: wait for the answer, or cancel it first.")
             % {"name": name}
         )
-    if pending.filter(from_user_id=other.pk, to_user_id=user_id).exists():
+    if rematch_of is None and pending.filter(from_user_id=other.pk, to_user_id=user_id).exists():
         raise GameActionError(
             _("%(name)s has challenged you already: answer that challenge.") % {"name": name}
         )
     if terms.move_seconds and rematch_of is None:
         _check_correspondence_places(user_id, other.pk, name)
-    now = timezone.now()
     if rematch_of is None and not _accepted_lately(user_id, other.pk, now):
         try:
             notice_quota_take(
@@ -176,6 +179,19 @@ def challenge_send(*, actor: Actor, username: str, terms: Terms, rematch_of: Gam
     events.publish(events.ChallengeSent(challenge))
     events.publish(events.InboxChanged((user_id, other.pk)))
     return challenge
+
+
+def _expire_between(a: int, b: int, now) -> None:
+    """A challenge between the two whose time is up, that the clock has not come by for yet, expires
+    now: it holds the pair's one place no longer."""
+    stale = Challenge.objects.filter(
+        Q(from_user_id=a, to_user_id=b) | Q(from_user_id=b, to_user_id=a),
+        status=Challenge.Status.PENDING,
+        rematch_of__isnull=True,
+        expires_at__lte=now,
+    )
+    for challenge in stale.select_for_update():
+        _close(challenge, Challenge.Status.EXPIRED, None)
 
 
 def _sent_notice(challenge: Challenge, name: str) -> events.Notice:

@@ -426,3 +426,30 @@ def test_the_game_page_of_a_solo_game_has_no_rematch(host):
     mark_finished(game)
     with pytest.raises(GameActionError, match="rematch is offered"):
         challenges.rematch_yes(game_id=game.pk, actor=actor(host))
+
+
+def test_two_games_of_the_same_two_each_have_their_rematch_offer(host, friend):
+    first, second = (started_two_player_game(host, friend) for _ in range(2))
+    for game in (first, second):
+        mark_finished(game)
+        assert challenges.rematch_yes(game_id=game.pk, actor=actor(host)) is None
+    assert Challenge.objects.filter(status=Challenge.Status.PENDING).count() == 2
+    # (And a challenge of their own besides.)
+    send(friend, host)
+    for game in (first, second):
+        assert challenges.rematch_yes(game_id=game.pk, actor=actor(friend)).rematch_of == game
+
+
+def test_a_challenge_past_its_time_that_the_clock_missed_does_not_hold_the_pair(clock, host, friend):
+    old = send(host, friend)
+    clock.advance(hours=2)  # no sweep came by
+    new = send(host, friend)
+    assert Challenge.objects.get(pk=old.pk).status == Challenge.Status.EXPIRED and new.is_pending
+
+
+def test_a_yes_given_before_challenges_still_starts_the_rematch(host, friend):
+    game = started_two_player_game(host, friend)
+    mark_finished(game)
+    rooms.rematch_accept(game_id=game.pk, actor=actor(friend))  # the table's yes, no challenge
+    rematch = challenges.rematch_yes(game_id=game.pk, actor=actor(host))
+    assert rematch.rematch_of == game and not Challenge.objects.exists()
