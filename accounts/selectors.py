@@ -4,12 +4,15 @@ zone a person's times are shown in. (Who is online is presence's: `live.presence
 import contextlib
 import functools
 import zoneinfo
+from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db.models import Q, QuerySet
+from django.utils.translation import gettext as _
 
 from accounts.models import FriendRequest, Friendship, Profile
+from dicegame.offers import Challenge
 
 # Only the shared cache's own failures (the server gone, a timeout): the zone is then read from the
 # database; a bug still raises.
@@ -42,6 +45,68 @@ def friends_of(*, user_id: int) -> QuerySet:
 def are_friends(*, a: int, b: int) -> bool:
     low, high = sorted((a, b))
     return Friendship.objects.filter(user_low_id=low, user_high_id=high).exists()
+
+
+# -- who may offer whom a game -------------------------------------------------------------------------
+
+# A stranger (not a friend) who let this many of a person's challenges in a row go unanswered (declined
+# or expired) gets no more from them, until they challenge that person themselves or become friends.
+STRANGER_IGNORED_MAX = 3
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why one person may not offer another a game: the message to show and the HTTP status."""
+
+    message: str
+    status: int
+
+
+def may_challenge(
+    *, from_user_id: int, to_user_id: int, name: str = "", pairing: bool = False
+) -> Refusal | None:
+    """Whether `from_user_id` may offer `to_user_id` a game: None if so, else why not. The one rule
+    between two people that every offer of a game asks, whichever way it comes: a challenge (a Play
+    button, a rematch, Play again), and a pairing of two seekers (`pairing`: both asked for a game with
+    anyone, so it is asked both ways, and the stranger's rule below does not apply). `name`: the other
+    person's, for the message.
+
+    Today: nobody challenges themselves; a friend may always be challenged; a stranger who let your last
+    STRANGER_IGNORED_MAX challenges go unanswered gets no more from you. (Blocks will be checked here,
+    for challenges and pairings alike.)"""
+    if from_user_id == to_user_id:
+        return Refusal(_("You can't play against yourself: challenge someone else."), 400)
+    if pairing or are_friends(a=from_user_id, b=to_user_id):
+        return None
+    if _ignored_in_a_row(from_user_id, to_user_id) >= STRANGER_IGNORED_MAX:
+        return Refusal(
+            _(
+                "%(name)s has not taken up your last %(n)d challenges: you can challenge them again once "
+                "they challenge you or you are friends."
+            )
+            % {"name": name or _("This player"), "n": STRANGER_IGNORED_MAX},
+            403,
+        )
+    return None
+
+
+def _ignored_in_a_row(from_user_id: int, to_user_id: int) -> int:
+    """How many of the latest challenges between the two were from `from_user_id` and went unanswered,
+    counting back to the latest that was accepted, or that came the other way."""
+    latest = (
+        Challenge.objects.filter(
+            Q(from_user_id=from_user_id, to_user_id=to_user_id)
+            | Q(from_user_id=to_user_id, to_user_id=from_user_id)
+        )
+        .order_by("-created_at", "-pk")
+        .values_list("from_user_id", "status")[:STRANGER_IGNORED_MAX]
+    )
+    ignored = 0
+    for sender, status in latest:
+        if sender != from_user_id or status not in (Challenge.Status.DECLINED, Challenge.Status.EXPIRED):
+            break
+        ignored += 1
+    return ignored
 
 
 PLAYERS_SEARCH_LIMIT = 20

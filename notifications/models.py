@@ -54,6 +54,7 @@ class Notification(models.Model):
         REMINDER = "reminder", _("Time almost up")
         DIGEST = "digest", _("Daily digest")
         CONFIRM = "confirm", _("Address confirmation")
+        CHALLENGE = "challenge", _("A challenge")
 
     class State(models.TextChoices):
         PENDING = "pending", _("Pending")
@@ -67,6 +68,10 @@ class Notification(models.Model):
         "dicegame.Game", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
     turn_number = models.PositiveSmallIntegerField(null=True, blank=True)
+    # A challenge's push: to the person challenged, while they have not answered.
+    challenge = models.ForeignKey(
+        "dicegame.Challenge", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     day = models.DateField(null=True, blank=True)  # a digest's day (Europe/Amsterdam)
     address = models.EmailField(blank=True)  # a confirmation's address
     due_at = models.DateTimeField(db_index=True)
@@ -90,6 +95,11 @@ class Notification(models.Model):
             ),
             models.UniqueConstraint(
                 fields=["user", "kind", "day"], condition=Q(day__isnull=False), name="one_digest_a_day"
+            ),
+            models.UniqueConstraint(
+                fields=["user", "challenge"],
+                condition=Q(challenge__isnull=False),
+                name="one_notification_per_challenge",
             ),
         ]
 

@@ -28,16 +28,16 @@ from django.utils.timesince import timeuntil
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from core import courier, metrics
+from core import courier
 from dicegame import events
 from dicegame.errors import GameActionError
 from dicegame.models import Game, Player, Turn
 from dicegame.play.selectors import games_waiting_for
 from dicegame.rules import days
 from dicegame.rules.turn import REMINDER_SHARE
-from notifications import notices, push
+from notifications import challenges, delivery, notices
 from notifications.addresses import clean_address, confirmation_take
-from notifications.models import MailSettings, Notification, PushDelivery, PushSubscription
+from notifications.models import MailSettings, Notification, PushSubscription
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ DIGEST_EVERY_SECONDS = 60.0
 SEND_BATCH = 100  # notifications one sweep takes on
 CLAIM_SECONDS = 120  # a sender that took a notification and died leaves it to another after this
 # The pause after each transient failure in a row; after the last, the notification is given up.
-RETRY_SECONDS = (30, 120, 600, 3600)
+RETRY_SECONDS = delivery.RETRY_SECONDS
 DIGEST_AFTER = timedelta(hours=1)  # a game waiting this long goes in the day's digest
 CONFIRMATIONS_A_DAY = 3  # confirmation mails one person may ask for in a day (they go to any address)
 DEVICES_MAX = 10
@@ -74,9 +74,11 @@ def on_turn_started(event: events.TurnStarted) -> None:
     game, turn = event.game, event.turn
     if game.kind != Game.Kind.FRIENDS:
         return
-    transaction.on_commit(partial(ping_waiting_lists, _people(game)))
+    seats = game.seats or list(game.players.all())
+    transaction.on_commit(partial(ping_waiting_lists, _people(game, seats)))
     player = turn.player
-    if player.computer_plays or player.user_id is None:
+    if player.computer_plays or player.user_id is None or any(p.challenged for p in seats):
+        # (A game whose challenge waits for its answer has no clock: the challenge has its own push.)
         return
     now = timezone.now()
     rows = []
@@ -106,6 +108,13 @@ def on_turn_started(event: events.TurnStarted) -> None:
     # The unique (person, game, turn, kind): a second start of the same turn queues nothing again.
     if rows:
         Notification.objects.bulk_create(rows, ignore_conflicts=True)
+
+
+def on_inbox_changed(event: events.InboxChanged) -> None:
+    """What waits for these people changed (`events.InboxChanged`): their pages ask again, after the
+    commit."""
+    if event.user_ids:
+        transaction.on_commit(partial(ping_waiting_lists, list(event.user_ids)))
 
 
 def on_game_finished(event: events.GameFinished) -> None:
@@ -142,7 +151,7 @@ def send_due(now=None) -> int:
             sent += _send(notification, now)
         except Exception:  # one notification's bug must not stop the others
             logger.exception("notification %s not sent", notification.pk)
-            _retry(notification, now, "unexpected error")
+            delivery.retry(notification, now, "unexpected error")
     return sent
 
 
@@ -163,38 +172,12 @@ def _claim(now) -> list[Notification]:
     )
 
 
-def _done(notification: Notification, state: str, now) -> None:
-    Notification.objects.filter(pk=notification.pk).update(state=state, sent_at=now, claimed_until=None)
-    _count(notification, state)
-
-
-def _count(notification: Notification, outcome: str) -> None:
-    turn = notification.kind in (Notification.Kind.YOUR_TURN, Notification.Kind.REMINDER)
-    metrics.NOTIFICATIONS.labels("push" if turn else "mail", outcome).inc()
-
-
-def _retry(notification: Notification, now, error: str) -> None:
-    attempts = notification.attempts + 1
-    if attempts > len(RETRY_SECONDS):
-        Notification.objects.filter(pk=notification.pk).update(
-            state=Notification.State.FAILED, attempts=attempts, error=error[:300], claimed_until=None
-        )
-        logger.warning("notification %s given up after %d attempts: %s", notification.pk, attempts, error)
-        _count(notification, Notification.State.FAILED)
-        return
-    _count(notification, "retry")
-    Notification.objects.filter(pk=notification.pk).update(
-        attempts=attempts,
-        due_at=now + timedelta(seconds=RETRY_SECONDS[attempts - 1]),
-        error=error[:300],
-        claimed_until=None,
-    )
-
-
 def _send(notification: Notification, now) -> int:
     kind = notification.kind
     if kind in (Notification.Kind.YOUR_TURN, Notification.Kind.REMINDER):
         return _send_turn(notification, now)
+    if kind == Notification.Kind.CHALLENGE:
+        return challenges.send(notification, now)
     if kind == Notification.Kind.DIGEST:
         return _send_mail(notification, now, _digest_mail)
     return _send_mail(notification, now, _confirmation_mail)
@@ -216,41 +199,16 @@ def _send_turn(notification: Notification, now) -> int:
         # On the game's page already: the board says it.
         or seat.connected
     ):
-        _done(notification, Notification.State.SKIPPED, now)
+        delivery.done(notification, Notification.State.SKIPPED, now)
         return 0
     opponents = [p.display_name for p in game.players.exclude(pk=seat.pk).order_by("seat")]
     if notification.attempts == 0:
         # On the site's other open pages (the live notice, in each page's language); once.
         notices.notify_user(notification.user_id, partial(_site_notice, notification, turn, opponents, now))
-    errors, reached, gone = [], [], []
-    delivered = set(notification.deliveries.values_list("subscription_id", flat=True))
-    for device in PushSubscription.objects.filter(user_id=notification.user_id).exclude(pk__in=delivered):
-        with translation.override(device.language):
-            payload = _push_payload(notification, turn, opponents, now)
-        ttl = max(60, int((turn.deadline_at - now).total_seconds())) if turn.deadline_at else 24 * 3600
-        outcome = push.send(device, payload, ttl=ttl)
-        if outcome.gone:
-            gone.append(device.pk)
-        elif outcome.delivered:
-            reached.append(device.pk)
-        else:
-            errors.append(outcome.error)
-    # What the pushes did, written at once (one commit, not one per device). A sender that dies before
-    # it sends again when its claim lapses: the device shows one notification per game (its tag).
-    with transaction.atomic():
-        PushSubscription.objects.filter(pk__in=gone).delete()
-        PushDelivery.objects.bulk_create(
-            [PushDelivery(notification=notification, subscription_id=pk) for pk in reached],
-            ignore_conflicts=True,
-        )
-        PushSubscription.objects.filter(pk__in=reached).update(last_sent_at=now)
-        delivered.update(reached)
-        if errors:
-            _retry(notification, now, "; ".join(errors))
-            return 0
-        # Sent: pushed to a device. Without one (none, or every one gone) only the open pages were told.
-        _done(notification, Notification.State.SENT if delivered else Notification.State.SKIPPED, now)
-    return 1 if delivered else 0
+    ttl = max(60, int((turn.deadline_at - now).total_seconds())) if turn.deadline_at else 24 * 3600
+    return delivery.push_to_devices(
+        notification, partial(_push_payload, notification, turn, opponents, now), ttl=ttl, now=now
+    )
 
 
 def _names(opponents: list[str]) -> str:
@@ -302,7 +260,7 @@ def unsubscribe_url(user_id: int) -> str:
 def _send_mail(notification: Notification, now, compose) -> int:
     message = compose(notification, now)
     if message is None:
-        _done(notification, Notification.State.SKIPPED, now)
+        delivery.done(notification, Notification.State.SKIPPED, now)
         return 0
     try:
         message.send()
@@ -310,12 +268,12 @@ def _send_mail(notification: Notification, now, compose) -> int:
         Notification.objects.filter(pk=notification.pk).update(
             state=Notification.State.FAILED, error=str(exc)[:300], claimed_until=None
         )
-        _count(notification, Notification.State.FAILED)
+        delivery.count(notification, Notification.State.FAILED)
         return 0
     except (smtplib.SMTPException, OSError) as exc:  # the server is away or busy: later
-        _retry(notification, now, f"{type(exc).__name__}: {exc}")
+        delivery.retry(notification, now, f"{type(exc).__name__}: {exc}")
         return 0
-    _done(notification, Notification.State.SENT, now)
+    delivery.done(notification, Notification.State.SENT, now)
     return 1
 
 

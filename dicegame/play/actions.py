@@ -77,6 +77,8 @@ def _act_locked(game_id, actor, turn_number, rolls_seen, action, change, started
                     raise GameActionError(_("You have already left this game."), status=403)
                 if turn.player.stand_in:
                     raise GameActionError(_("The computer is keeping your seat: take it back first."))
+                if turn.player.challenged:
+                    raise GameActionError(_("Accept the challenge first: then the move is yours."))
                 if turn.number != turn_number or turn.rolls_used != rolls_seen:
                     raise GameActionError(
                         _(

@@ -177,7 +177,8 @@ def turn_deadline(game: Game, player: Player, at):
     timer of a live game against friends (a rated one always has one: RATED_TURN_SECONDS if it was made
     without); a player with no open screen gets a grace period even when the timer is off, so an absent
     player never stalls the table."""
-    if game.kind != Game.Kind.FRIENDS:
+    if game.kind != Game.Kind.FRIENDS or player.challenged:
+        # (A seat kept for a person who has not accepted their challenge yet has no clock.)
         return None
     if game.is_correspondence:
         return at + timedelta(seconds=game.move_seconds)

@@ -68,7 +68,7 @@ def room_create(
         raise GameActionError(
             _("A rated game needs a clock: choose a turn timer of 30, 60 or 120 seconds."), status=400
         )
-    game = _new_friends_game(
+    game = new_friends_game(
         host_id=user_id,
         seats=seats,
         turn_seconds=turn_seconds or None,
@@ -81,10 +81,12 @@ def room_create(
 
 
 def correspondence_games_of(user_id: int) -> int:
-    """The correspondence games a person plays now: rooms and games in play with a seat of theirs."""
+    """The correspondence games a person plays now: rooms and games in play with a seat of theirs (not
+    a seat kept for them by a challenge they have not accepted)."""
     return Player.objects.filter(
         user_id=user_id,
         left_at__isnull=True,
+        challenged=False,
         game__pace=Game.Pace.CORRESPONDENCE,
         game__status__in=[Game.Status.OPEN, Game.Status.ACTIVE],
     ).count()
@@ -114,7 +116,7 @@ def check_correspondence_rooms_for(people: list[tuple[int, str]]) -> None:
         raise GameActionError(message % values, status=409)
 
 
-def _new_friends_game(
+def new_friends_game(
     *,
     host_id: int | None,
     seats: int,
@@ -125,7 +127,7 @@ def _new_friends_game(
     move_seconds: int | None = None,
 ) -> Game:
     """A game against friends with its own secret seed (committed to) and invitation link; live, or by
-    correspondence with `move_seconds` a move."""
+    correspondence with `move_seconds` a move. (Challenges and pairings make theirs with it too.)"""
     seed = dice.new_seed()
     return Game.objects.create(
         kind=Game.Kind.FRIENDS,
@@ -210,6 +212,7 @@ def room_invite(*, game_id: int, actor: Actor, username: str) -> Invitation:
         invitation.save(update_fields=["status"])
     bump(game)
     events.publish(events.PersonNotified(invitation.to_user_id, partial(_invitation_notice, invitation)))
+    events.publish(events.InboxChanged((invitation.to_user_id,)))
     return invitation
 
 
@@ -231,7 +234,8 @@ def _seat(game: Game, user_id: int, name: str) -> Player:
     if game.is_correspondence:
         check_correspondence_room_for(user_id)
     player = Player.objects.create(game=game, seat=_next_seat(game), user_id=user_id, name=name)
-    Invitation.objects.filter(game=game, to_user_id=user_id).update(status=Invitation.Status.ACCEPTED)
+    if Invitation.objects.filter(game=game, to_user_id=user_id).update(status=Invitation.Status.ACCEPTED):
+        events.publish(events.InboxChanged((user_id,)))
     bump(game)
     return player
 
@@ -264,6 +268,7 @@ def room_decline_invitation(*, game_id: int, actor: Actor) -> None:
     if not updated:
         raise GameNotFound(_("There is no such invitation."))
     bump(game)
+    events.publish(events.InboxChanged((user_id,)))
 
 
 @transaction.atomic
@@ -301,6 +306,7 @@ def room_cancel(*, game_id: int, actor: Actor) -> Game:
     """The host calls the game off before it starts: the room takes no more actions, its invitations
     are no longer listed, and the other people seated are told."""
     game = _open_room(game_id, actor, host_only=True)
+    _inbox_of_the_invited(game)
     game.status = Game.Status.CANCELLED
     bump(game)
     host = actor.name
@@ -311,6 +317,12 @@ def room_cancel(*, game_id: int, actor: Actor) -> Game:
     ):
         events.publish(events.PersonNotified(user_id, partial(_cancelled_notice, game.pk, host)))
     return game
+
+
+def _inbox_of_the_invited(game: Game) -> None:
+    """The room takes no more seats: the invitations still waiting leave their people's inboxes."""
+    waiting = Invitation.objects.filter(game=game, status=Invitation.Status.PENDING)
+    events.publish(events.InboxChanged(tuple(waiting.values_list("to_user_id", flat=True))))
 
 
 def _cancelled_notice(game_id: int, host: str) -> events.Notice:
@@ -370,6 +382,7 @@ def room_start(*, game_id: int, actor: Actor) -> Game:
     players = list(game.players.order_by("seat"))
     if len(players) < 2:
         raise GameActionError(_("At least two seats must be filled to start."))
+    _inbox_of_the_invited(game)
     game.status = Game.Status.ACTIVE
     game.seats_wanted = len(players)
     now = timezone.now()
@@ -420,6 +433,8 @@ def seat_leave(*, game_id: int, actor: Actor) -> Game:
     seat = next(p for p in game.players.all() if actor.owns(p))
     if seat.left_at is not None:
         raise GameActionError(_("You have already left this game."))
+    if seat.challenged:
+        raise GameActionError(_("You have not accepted this challenge: decline it instead."))
     check_active(game)
     now = timezone.now()
     seat.left_at = now
@@ -460,7 +475,7 @@ def rematch_accept(*, game_id: int, actor: Actor) -> Game | None:
         return None
     if game.is_correspondence:
         check_correspondence_rooms_for([(p.user_id, p.name) for p in players if p.user_id is not None])
-    rematch = _new_friends_game(
+    rematch = new_friends_game(
         host_id=game.host_id,
         seats=len(players),
         turn_seconds=game.turn_seconds,

@@ -233,7 +233,7 @@ def history_page(*, actor: Actor, page: str | int | None) -> Page:
 
 @dataclass(frozen=True)
 class Waiting:
-    """A game against friends waiting for one person's move."""
+    """A game against friends waiting for one person's move (`turn` is theirs)."""
 
     game: Game
     turn: Turn
@@ -247,14 +247,25 @@ class Waiting:
     def opponent_names(self) -> str:
         return ", ".join(p.display_name for p in self.opponents)
 
+    @property
+    def round(self) -> int:
+        return self.turn.round
 
-def _waiting_turns(user_id: int):
+    @property
+    def scores(self) -> list[tuple[str, int]]:
+        """Each seat's total so far, the person's first ("" names them): the score against them."""
+        return [("", self.turn.player.total)] + [(p.display_name, p.total) for p in self.opponents]
+
+
+def waiting_turns(user_id: int):
     """The turns in play of games against friends that are the person's to play (not the computer's)."""
     return Turn.objects.filter(
         completed_at__isnull=True,
         player__user_id=user_id,
         player__stand_in=False,
         player__left_at__isnull=True,
+        # A challenge not accepted yet waits in the inbox as a challenge, not as a move.
+        player__challenged=False,
         game__status=Game.Status.ACTIVE,
         game__kind=Game.Kind.FRIENDS,
     )
@@ -264,8 +275,8 @@ def games_waiting_for(*, user_id: int) -> list[Waiting]:
     """The games against friends in which it is the person's turn, the one whose time runs out first
     first (games with no clock last). Two queries."""
     turns = list(
-        _waiting_turns(user_id)
-        .select_related("game")
+        waiting_turns(user_id)
+        .select_related("game", "player")
         .order_by(F("deadline_at").asc(nulls_last=True), "game_id")
     )
     others: dict[int, list[Player]] = {}
@@ -276,4 +287,4 @@ def games_waiting_for(*, user_id: int) -> list[Waiting]:
 
 def games_waiting_count(*, user_id: int) -> int:
     """How many games against friends wait for the person's move (one query: the header's count)."""
-    return _waiting_turns(user_id).count()
+    return waiting_turns(user_id).count()

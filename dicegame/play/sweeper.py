@@ -1,6 +1,7 @@
 """The game clock's loop: applies what is due (auto-commits, turn timers, the computer's moves:
-`clock.games_settle_overdue`), expires idle rooms, and runs what the apps register (`register`: the
-sockets of dead processes, the daily games of ended days), whether or not any browser is watching.
+`clock.games_settle_overdue`), expires idle rooms, challenges not answered in time and searches whose
+page is gone, and runs what the apps register (`register`: the sockets of dead processes, the daily
+games of ended days), whether or not any browser is watching.
 
 Each web process runs it in the background (started by the first request it serves); `manage.py
 run_timers` runs the same sweep as a process of its own. Any number may run at once: each change
@@ -29,12 +30,16 @@ from django.db import InterfaceError, OperationalError, close_old_connections, c
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from dicegame.play.challenges import challenges_expire_due
 from dicegame.play.clock import games_settle_overdue
 from dicegame.play.rooms import games_expire_idle
+from dicegame.play.seeks import seeks_expire_due
 
 logger = logging.getLogger(__name__)
 
 EXPIRY_SWEEP_SECONDS = 60.0
+# Challenges and searches lapse within this of their time (their pages and inboxes hide them at once).
+OFFERS_SWEEP_SECONDS = 5.0
 # The pause after a failed sweep: doubles from the first to the largest, back to the interval on success.
 BACKOFF_FIRST_SECONDS = 0.5
 BACKOFF_MAX_SECONDS = 30.0
@@ -96,10 +101,15 @@ def _sweep(force: bool) -> int:
     if force or now - _last_expiry_sweep > EXPIRY_SWEEP_SECONDS:
         _last_expiry_sweep = now
         changed += games_expire_idle()
+    global _last_offers_sweep
+    if force or now - _last_offers_sweep > OFFERS_SWEEP_SECONDS:
+        _last_offers_sweep = now
+        changed += challenges_expire_due() + seeks_expire_due()
     return changed + _run_periodic(before_settling=False, force=force)
 
 
 _last_expiry_sweep = -math.inf
+_last_offers_sweep = -math.inf
 
 
 def sweep_apart(*, force: bool = False) -> int:

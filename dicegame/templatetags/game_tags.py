@@ -1,11 +1,12 @@
-"""The games waiting for the person's move on every page: the header's count (live: the notice socket
-tells the page when to ask again)."""
+"""What waits for the person on every page: the header's count (live: the notice socket tells the page
+when to ask again); deadlines in words; the game screen's regions."""
 
 from __future__ import annotations
 
 from django import template
 
-from dicegame.play.selectors import games_waiting_count
+from dicegame import labels
+from dicegame.play.inbox import inbox_count
 from dicegame.screen import regions
 
 register = template.Library()
@@ -13,8 +14,16 @@ register = template.Library()
 
 @register.inclusion_tag("dicegame/waiting.html#waiting-count", takes_context=True)
 def waiting_count(context):
+    """The header's badge: what waits for the person (games for their move, challenges and
+    invitations for their answer)."""
     user = context["request"].user
-    return {"count": games_waiting_count(user_id=user.pk) if user.is_authenticated else 0}
+    return {"count": inbox_count(user_id=user.pk) if user.is_authenticated else 0}
+
+
+@register.filter
+def by_when(moment) -> str:
+    """A deadline as the inbox says it ("by 21:40 tomorrow"), in the page's zone."""
+    return labels.by_when(moment) if moment else ""
 
 
 @register.simple_tag(takes_context=True)

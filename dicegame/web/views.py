@@ -27,7 +27,7 @@ from dicegame.actors import Actor, actor_from_request
 from dicegame.errors import GameActionError
 from dicegame.labels import correspondence_rule, move_time_label
 from dicegame.models import Game
-from dicegame.play import lobby, local, selectors
+from dicegame.play import inbox, lobby, local, selectors
 from dicegame.rules.turn import MOVE_TIME_CHOICES
 from dicegame.screen import moments
 from dicegame.screen import regions as screen_regions
@@ -43,11 +43,11 @@ STRENGTH_CHOICES = [("easy", _lazy("Easy")), ("medium", _lazy("Medium")), ("hard
 def home(request: HttpRequest) -> HttpResponse:
     actor = actor_from_request(request)
     recent = selectors.history_page(actor=actor, page=1).object_list[:5] if _has_identity(actor) else []
-    waiting = selectors.games_waiting_for(user_id=actor.user_id) if actor.user_id is not None else None
     context = {
         "recent": recent,
         "strength_choices": STRENGTH_CHOICES,
-        "waiting": waiting,
+        # What waits for a logged-in person, at the top: their turns, the answers wanted, their offers.
+        "inbox": inbox.inbox_for(user_id=actor.user_id) if actor.user_id is not None else None,
         "move_time_choices": [(seconds, move_time_label(seconds)) for seconds in MOVE_TIME_CHOICES],
         "correspondence_rule": correspondence_rule(),
     }
@@ -56,12 +56,19 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def waiting(request: HttpRequest) -> HttpResponse:
-    """The header's count of the games waiting for the person's move, and the home page's list of them
-    (out of band: the page takes the regions it has), asked for by a page the notice socket pinged."""
+    """The header's count of what waits for the person, the home page's inbox, and the pings that make
+    the pages of their lately changed challenges follow them (all out of band: the page takes the regions
+    it has), asked for by a page the notice socket pinged."""
     if not request.user.is_authenticated:
         return HttpResponse(status=204)
-    games = selectors.games_waiting_for(user_id=request.user.pk)
-    context = {"count": len(games), "waiting": games, "with_list": True, "oob": True}
+    box = inbox.inbox_for(user_id=request.user.pk)
+    context = {
+        "count": box.count,
+        "inbox": box,
+        "with_list": True,
+        "oob": True,
+        "followed": inbox.challenges_followed(user_id=request.user.pk),
+    }
     return TemplateResponse(request, "dicegame/waiting.html#waiting-oob", context)
 
 
@@ -178,6 +185,12 @@ def _render_game(
         "next_waiting": _next_waiting(game, board),
         "winners": _winners(game, board),
         "local_again": _local_again(game, board),
+        # A correspondence challenge's game before the answer: the board says so, and offers it.
+        "challenge": inbox.game_challenge(game=game)
+        if game.is_active and any(s.player.challenged for s in board.seats)
+        else None,
+        "user_id": actor.user_id,
+        "play_again": _play_again(game, board),
     }
     if not answer and not game.is_open:
         # The winning chances bar above the sheet (winprob): on the whole page only; pushes update it.
@@ -199,6 +212,18 @@ def _next_waiting(game: Game, board) -> selectors.Waiting | None:
     ):
         return None
     return next((w for w in selectors.games_waiting_for(user_id=seat.user_id) if w.game.pk != game.pk), None)
+
+
+def _play_again(game: Game, board) -> str:
+    """The end of a game of two people against each other: the other's name, for Play again (a new
+    challenge on the same terms) once the rematch offer has lapsed."""
+    if game.kind != Game.Kind.FRIENDS or not game.is_finished or board.my_seat is None:
+        return ""
+    people = [s.player for s in board.seats if not s.player.is_bot]
+    others = [p for p in people if p.pk != board.my_seat.pk]
+    if len(people) != 2 or others[0].user_id is None or board.my_seat.user_id is None:
+        return ""
+    return others[0].user.get_username() if others[0].user else ""
 
 
 def _winners(game: Game, board) -> list[str]:
@@ -224,9 +249,10 @@ def _render_cancelled(
         if status == 200:
             return HttpResponseClientRedirect(game_url(game.pk, token))
         return message_response(request, error, status=status)
-    return TemplateResponse(
-        request, "dicegame/rooms/cancelled.html", {"game": game, "error": error}, status=status
-    )
+    # A correspondence challenge's game that will not be played says why (declined, called off, expired).
+    challenge = game.challenges.first() if game.kind == Game.Kind.FRIENDS else None
+    context = {"game": game, "error": error, "challenge": challenge}
+    return TemplateResponse(request, "dicegame/rooms/cancelled.html", context, status=status)
 
 
 def _perform(

@@ -484,7 +484,8 @@ def open_with_notices(page: Page, url: str, user) -> None:
 
 
 def waiting_count(page: Page) -> Locator:
-    """The header's "Your turn" link; its data-waiting (and its badge) is the number of games waiting."""
+    """The header's Inbox link; its data-waiting (and its badge) counts what waits for the person: games
+    for their move, challenges and invitations for their answer."""
     return page.locator("#waiting-count")
 
 
@@ -908,3 +909,39 @@ def play_tournament_round(page: Page, number: int) -> int:
     page.locator("[data-tournament-link] a").click()
     expect(page).to_have_url(TOURNAMENT_URL)
     return game_id
+
+
+# -- challenges, the inbox and a game with someone new (issue 41) --------------------------------------
+
+
+def inbox(page: Page) -> Locator:
+    """The home page's inbox: what waits for the person, then their own offers."""
+    return page.locator("#inbox")
+
+
+def challenge_entry(page: Page, challenge_id: int) -> Locator:
+    """The challenge's line in the inbox (waiting for the person's answer, or their own)."""
+    return inbox(page).locator(f'li[data-challenge="{challenge_id}"]')
+
+
+def send_challenge(page: Page, base: str, username: str, *, pace: str | None = None) -> None:
+    """From the friends page, the friend's Play and the sheet's Challenge (`pace` as the sheet words
+    it: "Correspondence: a day a move"; none: the sheet's own)."""
+    page.goto(f"{base}/accounts/friends/")
+    page.locator(f'[data-play="{username}"]').click()
+    expect(page.get_by_role("heading", name=f"Play {username}")).to_be_visible()
+    if pace is not None:
+        page.get_by_label("Pace").select_option(label=pace)
+    page.get_by_role("button", name=f"Challenge {username}").click()
+
+
+def become_friends(asking: Page, answering: Page, base: str, asked: str, asker: str) -> None:
+    """Through the friends pages: `asking` finds `asked` and adds them, `answering` accepts."""
+    asking.goto(f"{base}/accounts/friends/")
+    asking.get_by_label("Find a player").fill(asked)
+    asking.get_by_role("button", name="Search").click()
+    asking.get_by_role("button", name=f"Add friend {asked}").click()
+    expect(asking.locator("#messages")).to_contain_text(f"Friend request sent to {asked}.")
+    answering.goto(f"{base}/accounts/friends/")
+    answering.get_by_role("button", name=f"Accept {asker}").click()
+    expect(answering.locator(f'[data-play="{asker}"]')).to_be_visible()

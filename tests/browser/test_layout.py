@@ -296,7 +296,7 @@ def test_a_live_notice_covers_neither_the_menu_nor_the_dice(
         assert item.evaluate(UNCOVERED), f"the notice covers {item.evaluate('e => e.outerHTML')[:120]}"
     # The menu takes a tap while the notice is there: the count of the games waiting leads to them.
     waiting_count(page).click()
-    expect(page).to_have_url(f"{live_server_url}/#waiting")
+    expect(page).to_have_url(f"{live_server_url}/#inbox")
     expect(waiting_list(page).locator(f'li[data-game="{game.pk}"]')).to_have_count(1)
     page.context.close()
 

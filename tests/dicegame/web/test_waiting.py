@@ -2,21 +2,23 @@
 header's count on every page, the answer a pinged page asks for, and the next game offered on a board
 that waits for someone else. And the installable app's manifest, service worker and offline page."""
 
+import datetime as dt
 import json
 import re
 from datetime import timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.test import Client
 from django.urls import reverse
-from django.utils import timezone
 
 from dicegame.models import Player, Turn
 from dicegame.rules.scoring import Box
 from notifications import services
 from tests.support import HX
+from tests.support.clock import Clock
 from tests.support.factories import actor, client_for
-from tests.support.games import current, place, roll, started_two_player_game
+from tests.support.games import current, place, play_turn, roll, started_two_player_game
 
 pytestmark = pytest.mark.django_db
 
@@ -99,11 +101,45 @@ def test_the_board_offers_the_next_game_waiting_once_the_move_is_made(host, frie
     assert 'data-next-game="' not in client_for(friend).get(f"/games/{first.pk}/").content.decode()
 
 
-def test_the_waiting_time_is_shown_as_time_left(host, friend):
+def test_the_time_left_is_said_as_by_when_in_the_persons_zone(host, friend, monkeypatch):
+    """Each entry says when the move is due as a person says it, in their zone: "by 06:30 tomorrow"."""
+    now = dt.datetime(2026, 6, 1, 10, 0, tzinfo=dt.UTC)
+    Clock(monkeypatch, now)
     game = started_two_player_game(host, friend, turn_seconds=0, move_seconds=DAY)
-    Turn.objects.filter(game=game).update(deadline_at=timezone.now() + timedelta(hours=18, minutes=30))
+    due = now + timedelta(hours=18, minutes=30)  # 04:30 UTC the next day
+    Turn.objects.filter(game=game).update(deadline_at=due)
+    page = client_for(host).get("/").content.decode()  # in Amsterdam (summer time) before a zone is known
+    local = due.astimezone(ZoneInfo("Europe/Amsterdam")).isoformat()
+    assert f'<time datetime="{local}" data-time-left>by 06:30 tomorrow</time>' in page
+    new_york = client_for(host)
+    new_york.cookies["penta_tz"] = "America/New_York"
+    assert ">by 00:30 tomorrow</time>" in new_york.get("/").content.decode()
+    Turn.objects.filter(game=game).update(deadline_at=now + timedelta(hours=3))
+    assert ">by 15:00</time>" in client_for(host).get("/").content.decode()
+    Turn.objects.filter(game=game).update(deadline_at=now + timedelta(days=3))
+    assert ">by 12:00 on Thursday</time>" in client_for(host).get("/").content.decode()
+    dutch = client_for(host, language="nl").get("/").content.decode()
+    assert ">donderdag vóór 12:00</time>" in dutch
+    Turn.objects.filter(game=game).update(deadline_at=now + timedelta(days=9))
+    assert ">by 10 Jun 2026, 12:00</time>" in client_for(host).get("/").content.decode()
+
+
+def test_each_entry_tells_the_games_apart(host, friend):
+    """The opponents, the round, the score against them: two games against femke are not alike."""
+    first = started_two_player_game(host, friend, turn_seconds=0, move_seconds=DAY)
+    second = started_two_player_game(host, friend, turn_seconds=0, move_seconds=DAY)
+    for _ in range(2):
+        play_turn(second, host, None)
+        play_turn(second, friend, None)
     page = client_for(host).get("/").content.decode()
-    assert "18\xa0hours, 29\xa0minutes left" in page
+    section = page[page.index('id="waiting"') :]
+    section = section[: section.index("</section>")]
+    entries = dict(re.findall(r'<li data-game="(\d+)">(.*?)</li>', section, re.S))
+    assert 'data-round="1"' in entries[str(first.pk)] and "round 1 of 13" in entries[str(first.pk)]
+    assert "round 3 of 13" in entries[str(second.pk)]
+    totals = {p.user_id: p.total for p in second.players.all()}
+    assert f"you {totals[host.pk]}, femke {totals[friend.pk]}" in entries[str(second.pk)]
+    assert "you 0, femke 0" in entries[str(first.pk)]
 
 
 # -- the installable app -------------------------------------------------------------------------------
