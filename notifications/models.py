@@ -54,6 +54,8 @@ class Notification(models.Model):
         REMINDER = "reminder", _("Time almost up")
         DIGEST = "digest", _("Daily digest")
         CONFIRM = "confirm", _("Address confirmation")
+        # To an address typed on "forgot password", known or not (no user): the sweep finds its accounts.
+        RESET = "reset", _("Password reset")
 
     class State(models.TextChoices):
         PENDING = "pending", _("Pending")
@@ -61,14 +63,16 @@ class Notification(models.Model):
         SKIPPED = "skipped", _("Not needed any more")
         FAILED = "failed", _("Failed")
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     kind = models.CharField(max_length=16, choices=Kind)
     game = models.ForeignKey(
         "dicegame.Game", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
     turn_number = models.PositiveSmallIntegerField(null=True, blank=True)
     day = models.DateField(null=True, blank=True)  # a digest's day (Europe/Amsterdam)
-    address = models.EmailField(blank=True)  # a confirmation's address
+    address = models.EmailField(blank=True)  # a confirmation's or a password reset's address
     due_at = models.DateTimeField(db_index=True)
     state = models.CharField(max_length=8, choices=State, default=State.PENDING)
     attempts = models.PositiveSmallIntegerField(default=0)
