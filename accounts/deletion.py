@@ -39,7 +39,8 @@ def deletion_request(*, user, password: str) -> AccountDeletion:
         )
         if not created and deletion.erased_at is None and deletion.due_at < now:
             raise DeletionError(_("This account is being deleted."), status=409)
-        transaction.on_commit(lambda: logins.end_all(user_id=user.pk))
+    # Once stored: every session ends (a failure to store leaves the person logged in).
+    logins.end_all(user_id=user.pk)
     return deletion
 
 

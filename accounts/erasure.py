@@ -78,11 +78,13 @@ def erase(*, user_id: int, now=None) -> bool:
         if departure.games_in_play_of(user_id).filter(game__status="active").exists():
             return False  # a rematch started meanwhile: the next sweep leaves it first
         _anonymise(user)
-        _forget(user_id)
+        sessions = _forget(user_id)
         events.publish(events.AccountErased(user_id))
         deletion.erased_at = now
         deletion.save(update_fields=["erased_at"])
         versions.bump(versions.user(user_id), versions.PEOPLE)
+    # After the commit (the password is unusable already: Django's session hash refuses them anyway).
+    logins.end(sessions)
     return True
 
 
@@ -102,7 +104,7 @@ def _anonymise(user) -> None:
     Player.objects.filter(user_id=user.pk).update(name=name, guest_key="")
 
 
-def _forget(user_id: int) -> None:
+def _forget(user_id: int) -> list[str]:
     people = Q(user_low_id=user_id) | Q(user_high_id=user_id)
     Friendship.objects.filter(people).delete()
     FriendRequest.objects.filter(Q(from_user_id=user_id) | Q(to_user_id=user_id)).delete()
@@ -123,8 +125,7 @@ def _forget(user_id: int) -> None:
         time_zone="",
         last_seen=None,
     )
-    keys = list(LoginSession.objects.filter(user_id=user_id).values_list("session_key", flat=True))
-    transaction.on_commit(lambda: logins.end(keys))
+    return list(LoginSession.objects.filter(user_id=user_id).values_list("session_key", flat=True))
 
 
 def _forget_two_factor(user_id: int) -> None:
