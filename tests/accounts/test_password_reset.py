@@ -76,8 +76,10 @@ def test_the_answer_takes_about_the_same_time_for_a_known_and_an_unknown_address
     for i in range(20):  # interleaved: the machine's load falls on both alike
         known.append(timed(f"known{i}@example.com"))
         unknown.append(timed(f"unknown{i}@example.com"))
-    ratio = statistics.median(known) / statistics.median(unknown)
-    assert 0.67 < ratio < 1.5, (statistics.median(known), statistics.median(unknown))
+    # The lower quartiles: the request's own cost, without what other work on the machine adds at
+    # random (in the whole suite a live server of another test sweeps the same database meanwhile).
+    low_known, low_unknown = statistics.quantiles(known, n=4)[0], statistics.quantiles(unknown, n=4)[0]
+    assert 0.67 < low_known / low_unknown < 1.5, (low_known, low_unknown)
 
 
 def test_the_mail_goes_to_a_confirmed_address_in_the_persons_language_and_the_link_works_once(smtp):
