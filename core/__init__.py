@@ -7,5 +7,6 @@
 - `charts`: SVG charts made as strings;
 - `metrics`: the operators' Prometheus metrics;
 - `http`: the answers every view shares (a refusal's message, htmx or not);
-- `converters`: the URL converters (`id`).
+- `converters`: the URL converters (`id`);
+- `devices`: a browser's name from its User-Agent ("Firefox, Android").
 """

@@ -139,3 +139,13 @@ class InboxChanged:
     inbox and its count again, as they do when a turn starts."""
 
     user_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class AccountErased:
+    """An account's personal data goes (accounts.erasure, at the end of its deletion's grace period),
+    inside that transaction: each app forgets what it keeps about the person (the notifications their
+    devices, address and queue; fair play the signals no open case needs; problem reports who sent
+    them; chat, once it exists, their lines). Their games, ratings and records stay, anonymised."""
+
+    user_id: int

@@ -166,3 +166,48 @@ class Case(models.Model):
 WAITING_AS_FED = Q(fed_at__isnull=False, status__in=[Case.Status.OPEN, Case.Status.CLEARED]) & (
     Q(reviewed_at__isnull=True) | Q(fed_at__gt=F("reviewed_at"))
 )
+
+
+class PersonReport(models.Model):
+    """A person reported by another (cheating, abuse, an offensive name), maybe with a game of the two:
+    in staff's queue beside the fair-play cases. Staff may rename the account, mute it or close it
+    (fairplay.admin), and close the report."""
+
+    class Reason(models.TextChoices):
+        CHEATING = "cheating", _("Cheating")
+        ABUSE = "abuse", _("Abuse or harassment")
+        NAME = "name", _("An offensive name")
+
+    class Status(models.TextChoices):
+        NEW = "new", _("New")
+        SEEN = "seen", _("Seen")
+        CLOSED = "closed", _("Closed")
+
+    reporter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reported = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    # The name the reported account had when reported (an offensive name may be changed since).
+    reported_name = models.CharField(max_length=150)
+    reason = models.CharField(max_length=8, choices=Reason)
+    message = models.TextField(max_length=2000, blank=True)
+    # Only a game the reporter could see, with the reported person in it, is kept.
+    game = models.ForeignKey(
+        "dicegame.Game", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    status = models.CharField(max_length=8, choices=Status, default=Status.NEW, db_index=True)
+    handled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = _("report about a person")
+        verbose_name_plural = _("reports about people")
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["reported", "status"])]
+
+    def __str__(self):
+        return f"report {self.pk} about {self.reported_name} ({self.reason})"

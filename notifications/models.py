@@ -55,6 +55,8 @@ class Notification(models.Model):
         DIGEST = "digest", _("Daily digest")
         CONFIRM = "confirm", _("Address confirmation")
         CHALLENGE = "challenge", _("A challenge")
+        # To an address typed on "forgot password", known or not (no user): the sweep finds its accounts.
+        RESET = "reset", _("Password reset")
 
     class State(models.TextChoices):
         PENDING = "pending", _("Pending")
@@ -62,7 +64,9 @@ class Notification(models.Model):
         SKIPPED = "skipped", _("Not needed any more")
         FAILED = "failed", _("Failed")
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     kind = models.CharField(max_length=16, choices=Kind)
     game = models.ForeignKey(
         "dicegame.Game", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
@@ -73,7 +77,7 @@ class Notification(models.Model):
         "dicegame.Challenge", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
     day = models.DateField(null=True, blank=True)  # a digest's day (Europe/Amsterdam)
-    address = models.EmailField(blank=True)  # a confirmation's address
+    address = models.EmailField(blank=True)  # a confirmation's or a password reset's address
     due_at = models.DateTimeField(db_index=True)
     state = models.CharField(max_length=8, choices=State, default=State.PENDING)
     attempts = models.PositiveSmallIntegerField(default=0)

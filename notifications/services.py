@@ -35,7 +35,7 @@ from dicegame.models import Game, Player, Turn
 from dicegame.play.selectors import games_waiting_for
 from dicegame.rules import days
 from dicegame.rules.turn import REMINDER_SHARE
-from notifications import challenges, delivery, notices
+from notifications import challenges, delivery, notices, people
 from notifications.addresses import clean_address, confirmation_take
 from notifications.models import MailSettings, Notification, PushSubscription
 
@@ -180,6 +180,8 @@ def _send(notification: Notification, now) -> int:
         return challenges.send(notification, now)
     if kind == Notification.Kind.DIGEST:
         return _send_mail(notification, now, _digest_mail)
+    if kind == Notification.Kind.RESET:
+        return _send_mail(notification, now, people.reset_mail)
     return _send_mail(notification, now, _confirmation_mail)
 
 

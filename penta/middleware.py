@@ -1,5 +1,6 @@
 """Middleware that answers before the rest of the stack: the health check, the metrics, and requests
-carrying NUL; and the one that shows every time in the person's own time zone."""
+carrying NUL; the one that shows every time in the person's own time zone; and the one that keeps the
+list of where a person is logged in."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django_htmx.middleware import HtmxDetails
 
+from accounts import logins
 from accounts.selectors import DEFAULT_TIME_ZONE, TIME_ZONE_COOKIE, time_zone_of, valid_time_zone
 from core import metrics
 from core.http import message_response
@@ -119,3 +121,16 @@ class TimeZoneMiddleware:
             return self.get_response(request)
         finally:
             timezone.deactivate()
+
+
+class SessionSeenMiddleware:
+    """Keeps the list of where a person is logged in (accounts.logins): their session's row is written
+    when it is first seen and then at most every few minutes, never on each request. After the
+    authentication middleware, which it reads."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        logins.seen(request)
+        return self.get_response(request)

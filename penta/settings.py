@@ -54,6 +54,10 @@ INSTALLED_APPS = [
     "django_htmx",
     "channels",
     "axes",
+    # Two-factor log-in (accounts.two_factor): TOTP devices and their recovery codes.
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
     "core",
     "accounts",
     "live",
@@ -93,6 +97,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Times in the person's zone (their setting, else their browser's): after the user is known.
     "penta.middleware.TimeZoneMiddleware",
+    # Where the person is logged in (the sessions page): a session's row written at most every 5 min.
+    "penta.middleware.SessionSeenMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -284,6 +290,16 @@ AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("PENTA_LOGIN_COOLOFF_MI
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_USERNAME_FORM_FIELD = "username"
 AXES_USERNAME_CALLABLE = "accounts.throttle.account_key"
+
+# A password reset link works for this long (and once: Django's token changes with the password).
+PASSWORD_RESET_TIMEOUT = int(os.environ.get("PENTA_PASSWORD_RESET_SECONDS", str(2 * 3600)))
+# "Forgot password": at most so many reset mails asked for one address, and from one client address,
+# within the window (accounts.throttle.take); past it the page answers 429, the same for any address.
+PENTA_RESETS_PER_RECIPIENT = int(os.environ.get("PENTA_RESETS_PER_RECIPIENT", "3"))
+PENTA_RESETS_PER_CLIENT = int(os.environ.get("PENTA_RESETS_PER_CLIENT", "10"))
+PENTA_RESET_WINDOW_SECONDS = int(os.environ.get("PENTA_RESET_WINDOW_SECONDS", "3600"))
+# The issuer named in a person's authenticator app beside their account's name.
+OTP_TOTP_ISSUER = "Penta"
 
 # Sign-up throttling (accounts.services.account_create): at most so many new accounts from one client
 # address (an IPv6 client's /64) within the window, counted in the cache above; past it the sign-up page

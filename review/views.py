@@ -104,9 +104,8 @@ def player_detail(request: HttpRequest, username: str) -> HttpResponse:
     viewer_id = viewer.pk if viewer is not None else None
     friends = friend_ids(user_id=viewer_id) if viewer_id else set()
     opted_in = statistics.opted_in(target.pk)
-    if not statistics.player_visible(
-        viewer_id=viewer_id, target=target, opted_in=opted_in, friend_ids=friends
-    ):
+    # One answer for a player who does not exist, one who is private and one behind a block.
+    if not statistics.player_visible(viewer_id=viewer_id, target=target, friend_ids=friends):
         raise Http404(_("There is no such player."))
     is_me = viewer_id == target.pk
     is_friend = target.pk in friends

@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import SentNotice
-from accounts.selectors import are_friends
+from accounts.selectors import are_friends, hidden_from, is_muted, may_challenge
 from accounts.services import NoticeLimited, lock_people, notice_quota_take
 from dicegame import events
 from dicegame.actors import Actor
@@ -186,6 +186,12 @@ def room_invite(*, game_id: int, actor: Actor, username: str) -> Invitation:
     friend = get_user_model().objects.filter(username=username).first()
     if friend is None or not are_friends(a=user_id, b=friend.pk):
         raise GameActionError(_("You can only invite your friends."), status=400)
+    # Their choice of who may challenge them (a muted sender is told so by the notice quota below).
+    refusal = None if is_muted(user_id) else may_challenge(from_user_id=user_id, to_user_id=friend.pk)
+    if refusal is not None:
+        raise GameActionError(
+            _("%(name)s is not taking invitations to games now.") % {"name": friend.username}
+        )
     if game.players.filter(user=friend).exists():
         raise GameActionError(_("%(name)s already has a seat.") % {"name": friend.username})
     if was_removed(game, friend.pk):
@@ -281,6 +287,8 @@ def room_join_by_link(*, token: str, actor: Actor) -> Player:
     seated = game.players.filter(user_id=user_id).first()
     if seated:
         return seated
+    if hidden_from(user_id) & set(game.players.values_list("user_id", flat=True)):
+        raise GameNotFound(_("This invitation link is not valid."))  # a block: as for no such link
     if was_removed(game, user_id):
         raise removed_error()
     if game.is_active or game.is_finished:

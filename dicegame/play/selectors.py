@@ -16,7 +16,8 @@ from django.db.models import F, Prefetch, Q
 from django.http import Http404
 from django.utils.translation import gettext as _
 
-from accounts.selectors import friend_ids
+from accounts.models import Profile
+from accounts.selectors import audiences, friend_ids, hidden_from
 from dicegame.actors import Actor
 from dicegame.models import Game, Invitation, Player, Turn
 from dicegame.records import not_counted_reason, seat_left, secret_until, stand_in_turns
@@ -55,10 +56,14 @@ def game_visible(*, game: Game, actor: Actor, token: str = "") -> bool:
     """Who may see a game (the one rule for the page, its tick, its socket and its review): its
     players; and for games against friends also whoever holds its invitation link, logged in or not,
     and the people invited to it and the friends of its players (as spectators); for a game on shared
-    dice, whoever the app that dealt them lets in (`register_viewer_rule`)."""
+    dice, whoever the app that dealt them lets in (`register_viewer_rule`). Never, to anyone but its
+    players, a game with a seat of someone who chose to show their games to nobody (once it has begun),
+    nor to someone between whom and a player there is a block (accounts.selectors.hidden_from)."""
     players = list(game.players.all())
     if any(actor.owns(p) for p in players):
         return True
+    if not others_may_see(game, players, actor):
+        return False
     if game.on_shared_dice and any(rule(game, actor) for rule in _viewer_rules):
         return True
     if game.kind != Game.Kind.FRIENDS:
@@ -72,6 +77,19 @@ def game_visible(*, game: Game, actor: Actor, token: str = "") -> bool:
         return True
     friends = friend_ids(user_id=actor.user_id)
     return any(p.user_id in friends for p in players)
+
+
+def others_may_see(game: Game, players: list[Player], actor: Actor) -> bool:
+    """The people seated allow a viewer who is not one of them: no block between the viewer and any of
+    them, and (once the game has begun) none of them shows their games to themselves alone."""
+    people = {p.user_id for p in players if p.user_id is not None}
+    if not people:
+        return True
+    if actor.user_id is not None and people & hidden_from(actor.user_id):
+        return False
+    if game.is_open:
+        return True
+    return Profile.Audience.ME not in audiences(people).values()
 
 
 def game_for_viewer(*, game_id: int, actor: Actor, token: str = "") -> Game:
