@@ -9,6 +9,7 @@ from datetime import timedelta
 
 import pytest
 
+from accounts import blocks
 from accounts.models import SentNotice
 from dicegame import events, play
 from dicegame.actors import Actor
@@ -259,6 +260,36 @@ def test_a_challenge_to_yourself_or_nobody_is_refused(host):
         challenges.challenge_send(actor=actor(host), username="nobody", terms=LIVE)
     assert refused.value.status == 404
     assert state() == before
+
+
+def test_a_block_either_way_answers_as_if_the_player_did_not_exist(host, friend):
+    before = state()
+    blocks.block_add(user=friend, username=host.username)
+    with pytest.raises(GameActionError) as refused:
+        send(host, friend)
+    assert refused.value.status == 404
+    assert refused.value.message == f"There is no player called {friend.username}."
+    with pytest.raises(GameActionError) as refused:
+        send(friend, host)
+    assert refused.value.status == 404
+    assert state()[:3] == before[:3]
+
+
+def test_the_recipients_choice_and_a_staff_mute_are_respected(host, friend):
+    stranger = UserFactory(username="stranger")
+    blocks.privacy_set(user=friend, challenges_from="nobody", games_visible_to="friends", findable=True)
+    with pytest.raises(GameActionError, match="not taking challenges") as refused:
+        send(host, friend)
+    assert refused.value.status == 403
+    blocks.privacy_set(user=friend, challenges_from="friends", games_visible_to="friends", findable=True)
+    with pytest.raises(GameActionError, match="not taking challenges"):
+        send(stranger, friend)
+    assert send(host, friend).to_user_id == friend.pk
+    blocks.account_mute(user_id=stranger.pk, on=True)
+    with pytest.raises(GameActionError, match="cannot offer anyone a game") as refused:
+        send(stranger, host)
+    assert refused.value.status == 403
+    assert not Challenge.objects.filter(from_user=stranger).exists()
 
 
 def test_one_challenge_waits_at_a_time_between_two_people(host, friend):
