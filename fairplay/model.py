@@ -54,7 +54,7 @@ TEMPERATURES = tuple(float(t) for t in np.geomspace(0.5, 24.0, 25))
 T_MIN = TEMPERATURES[0]
 # The share of the decisions any honest player may take "as the solver would" beyond what their habits
 # and judgement explain (their own rules, unknown to the panel, happen to be right): calibrated on the
-# library of honest players, none of which the fit gives more than 0.18 (bench/fairplay.py).
+# library of honest players, none of which the fit gives more than 0.21 (bench/fairplay.py).
 ALLOWANCE = 0.25
 # Pseudo-counts on the habits' weights (a Dirichlet prior): a rule a person has not been seen following
 # keeps a little weight, so one game's fit is not certain of anything.
