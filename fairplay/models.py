@@ -6,7 +6,6 @@ Nothing here is shown to anyone but staff: the signals are private, as online po
 from __future__ import annotations
 
 import datetime as dt
-import zlib
 
 import numpy as np
 from django.conf import settings
@@ -45,7 +44,8 @@ class GameSignals(models.Model):
     time_log_squares = models.FloatField(default=0.0)
     hidden = models.PositiveSmallIntegerField(default=0, help_text="turns with the page hidden")
     evidence = models.FloatField(help_text="the game's own evidence (natural log of a likelihood ratio)")
-    # The likelihood table (fairplay.model.likelihood_table): float32, zlib-compressed; tables add up.
+    # The informative decisions' records (fairplay.model.records), zlib-compressed: an account's
+    # evidence is fitted on all of its games' records together.
     table = models.BinaryField()
     # Per informative decision: [seconds or null, points lost, best?], for the review's chart.
     points = models.JSONField(default=list)
@@ -61,21 +61,19 @@ class GameSignals(models.Model):
         return f"{self.user} in game {self.game_id}: {self.evidence:.1f}"
 
     @staticmethod
-    def pack(table: np.ndarray) -> bytes:
-        return zlib.compress(np.nan_to_num(table, neginf=-1e30).astype(np.float32).tobytes())
+    def pack(rows: np.ndarray) -> bytes:
+        return M.pack(rows)
 
     @property
     def signals(self) -> M.GameSignals:
-        table = np.frombuffer(zlib.decompress(bytes(self.table)), dtype=np.float32).astype(np.float64)
-        table = table.reshape(M.empty_table().shape)
-        table[table <= -1e29] = -np.inf
         return M.GameSignals(
             decisions=self.decisions,
             best=self.best,
             loss=self.loss,
-            table=table,
+            records=M.unpack(bytes(self.table)),
             times=M.TimeStats(self.timed, self.time_log_sum, self.time_log_squares),
             hidden=self.hidden,
+            evidence=self.evidence,
         )
 
     @property

@@ -72,6 +72,8 @@ def test_the_list_offers_the_form_and_making_one_leads_to_its_page(clock):
         and 'data-rule="withdraw"' in page
         and 'data-rule="fair-play"' in page
     )
+    # The par's tie-break, so that anyone can replay it (docs/fair-dice.md).
+    assert 'data-rule="par"' in page and "holds more dice, then the smaller values" in page
 
 
 def test_bad_settings_answer_400_with_the_form_and_its_message(clock):
