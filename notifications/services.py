@@ -1,20 +1,17 @@
 """Notifications' writes: what play tells us is queued (`on_turn_started`, inside play's transaction), and
 the game clock's sweep sends what is due (`send_due`) and queues the day's digests (`queue_digests`);
-a person's devices and address (`push_subscribe`, `mail_address_set`, `mail_confirm`, ...)."""
+a person's address (`mail_address_set`, `mail_confirm`, ...) and devices (`push_subscribe`, kept in
+`subscriptions`)."""
 
 from __future__ import annotations
 
-import base64
-import binascii
 import email.policy
 import functools
 import logging
 import smtplib
 from datetime import timedelta
 from functools import partial
-from urllib.parse import urlsplit
 
-from cryptography.hazmat.primitives.asymmetric import ec
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import signing
@@ -37,6 +34,11 @@ from dicegame.rules.turn import REMINDER_SHARE
 from notifications import push
 from notifications.models import MailSettings, Notification, PushDelivery, PushSubscription
 
+# A person's devices: kept in `subscriptions`, called through here as ever.
+from notifications.subscriptions import DEVICES_MAX as DEVICES_MAX
+from notifications.subscriptions import push_subscribe as push_subscribe
+from notifications.subscriptions import push_unsubscribe as push_unsubscribe
+
 logger = logging.getLogger(__name__)
 
 SEND_EVERY_SECONDS = 1.0
@@ -47,7 +49,6 @@ CLAIM_SECONDS = 120  # a sender that took a notification and died leaves it to a
 RETRY_SECONDS = (30, 120, 600, 3600)
 DIGEST_AFTER = timedelta(hours=1)  # a game waiting this long goes in the day's digest
 CONFIRMATIONS_A_DAY = 3  # confirmation mails one person may ask for in a day (they go to any address)
-DEVICES_MAX = 10
 CONFIRM_SALT = "notifications.confirm"
 UNSUBSCRIBE_SALT = "notifications.unsubscribe"
 CONFIRM_MAX_AGE = 3 * 24 * 3600
@@ -400,65 +401,6 @@ def queue_digests(now=None) -> int:
 
 
 # -- a person's devices and address ----------------------------------------------------------------------
-
-
-def _key_bytes(value: str, size: int, refusal: str) -> bytes:
-    try:
-        raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
-    except (binascii.Error, ValueError):
-        raw = b""
-    if len(raw) != size:
-        raise GameActionError(refusal, status=400)
-    return raw
-
-
-def _check_device_key(p256dh: str) -> None:
-    """The browser's key is a point of P-256: nothing could ever be encrypted to anything else."""
-    refusal = _("This device's key is not valid.")
-    try:
-        ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), _key_bytes(p256dh, 65, refusal))
-    except ValueError:
-        raise GameActionError(refusal, status=400) from None
-
-
-def push_subscribe(
-    *, user, endpoint: str, p256dh: str, auth: str, label: str, language: str
-) -> PushSubscription:
-    """A device of the person (its browser's push endpoint and keys); the same device again updates it.
-    One device belongs to one person: a shared browser follows whoever subscribed last."""
-    parts = urlsplit(endpoint or "")
-    loopback = parts.hostname in ("127.0.0.1", "localhost", "::1")
-    if not parts.hostname or not (
-        parts.scheme == "https" or (settings.PENTA_PUSH_ALLOW_LOOPBACK and loopback)
-    ):
-        raise GameActionError(_("This device's push address is not valid."), status=400)
-    _check_device_key(p256dh)
-    _key_bytes(auth, 16, _("This device's secret is not valid."))
-    with transaction.atomic():
-        list(get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk"))
-        existing = PushSubscription.objects.filter(endpoint=endpoint).first()
-        if existing is None and PushSubscription.objects.filter(user=user).count() >= DEVICES_MAX:
-            raise GameActionError(
-                _("At most %(n)d devices get notifications: remove one first.") % {"n": DEVICES_MAX},
-                status=409,
-            )
-        device, _created = PushSubscription.objects.update_or_create(
-            endpoint=endpoint,
-            defaults={
-                "user": user,
-                "p256dh": p256dh,
-                "auth": auth,
-                "label": label[:200],
-                "language": language,
-            },
-        )
-    return device
-
-
-def push_unsubscribe(*, user, device_id: int) -> None:
-    deleted, _rows = PushSubscription.objects.filter(user=user, pk=device_id).delete()
-    if not deleted:
-        raise GameActionError(_("There is no such device."), status=404)
 
 
 @transaction.atomic
