@@ -15,6 +15,8 @@ class NotificationsConfig(AppConfig):
 
         events.subscribe(events.TurnStarted, services.on_turn_started)
         events.subscribe(events.GameFinished, services.on_game_finished)
-        # Apart from the games' own sweep: a slow push service or mail server never delays the clock.
-        sweeper.register(services.send_due, every=services.SEND_EVERY_SECONDS, apart=True)
+        # Apart from the games' own sweep: a slow mail server never delays the clock; the pushes in a
+        # loop of their own, so that a slow or hostile push service delays nothing else either.
+        sweeper.register(services.send_push_due, every=services.SEND_EVERY_SECONDS, apart="pushes")
+        sweeper.register(services.send_mail_due, every=services.SEND_EVERY_SECONDS, apart=True)
         sweeper.register(services.queue_digests, every=services.DIGEST_EVERY_SECONDS, apart=True)
