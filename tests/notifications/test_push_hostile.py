@@ -12,7 +12,6 @@ REQUESTS_CA_BUNDLE), so that it is judged by what it does with the answers, not 
 from __future__ import annotations
 
 import socket
-import threading
 import time
 import tracemalloc
 
@@ -25,7 +24,7 @@ from tests.support import tls
 from tests.support.factories import UserFactory, befriend, client_for
 from tests.support.games import open_turn, play_turn, started_two_player_game
 from tests.support.hostile_push import MB, HostilePushService
-from tests.support.notifications import add_device_from_page, subscribe, your_turn
+from tests.support.notifications import add_device_from_page, sender_thread, subscribe, your_turn
 from tests.support.push_service import BrowserSubscription, PushService
 
 DAY = 24 * 3600
@@ -142,7 +141,7 @@ def test_a_dribbling_push_service_is_cut_at_the_deadline_and_holds_up_no_one_els
     subscribe(femke, her_phone)
 
     started = time.monotonic()
-    sweep = threading.Thread(target=services.send_due)
+    sweep = sender_thread(services.send_due)
     sweep.start()
     mailed = wait_for(lambda: smtp.mails and time.monotonic(), timeout=30)
     sweep.join(timeout=60)

@@ -23,7 +23,7 @@ from tests.support import tls
 from tests.support.factories import UserFactory, befriend
 from tests.support.games import started_two_player_game
 from tests.support.hostile_push import HostilePushService
-from tests.support.notifications import subscribe, your_turn
+from tests.support.notifications import sender_thread, subscribe, your_turn
 from tests.support.push_service import BrowserSubscription
 
 DAY = 24 * 3600
@@ -65,7 +65,7 @@ def test_two_senders_and_a_slow_device_push_the_fast_device_once(
     phone = BrowserSubscription(push_service.endpoint("phone"))
     fast = subscribe(host, phone)
 
-    first = threading.Thread(target=services.send_due)
+    first = sender_thread(services.send_due)
     first.start()
     time.sleep(0.5)
     waiting = first.is_alive()  # for the slow device
@@ -105,7 +105,7 @@ def test_a_claim_is_renewed_while_its_pushes_are_under_way(settings, monkeypatch
     subscribe(host, hostile.endpoint("slow"))
     notification = your_turn(host, game)
 
-    sender = threading.Thread(target=services.send_due)
+    sender = sender_thread(services.send_due)
     sender.start()
     claims = set()
     while sender.is_alive():
@@ -159,7 +159,7 @@ def test_a_push_that_comes_due_during_a_slow_one_does_not_wait_for_it(settings, 
     phone = BrowserSubscription(push_service.endpoint("dave"))
     subscribe(dave, phone)
 
-    sweep = threading.Thread(target=services.send_push_due)
+    sweep = sender_thread(services.send_push_due)
     sweep.start()
     time.sleep(0.3)
     correspondence_game(dave, UserFactory(username="carol"))  # dave's turn comes due now
