@@ -30,17 +30,34 @@ class Outcome:
     error: str = ""  # a failure of this device: try again later
 
 
+@dataclass(frozen=True)
+class Message:
+    """A push ready to go: encrypted and signed (CPU work, done in the sweep's thread), to be delivered
+    (network only: a sender's thread waits on it, without holding the interpreter)."""
+
+    device: int
+    endpoint: endpoints.Endpoint
+    body: bytes
+    headers: dict[str, str]
+
+
 def send(subscription: PushSubscription, payload: dict, *, ttl: int) -> Outcome:
-    """POST the encrypted payload to the device's push service; `ttl`: seconds it may keep it. Never
-    raises: one device's failure must not cost the person's other devices theirs."""
+    """POST the encrypted payload to the device's push service; `ttl`: seconds it may keep it."""
+    message = prepare(subscription, payload, ttl=ttl)
+    return message if isinstance(message, Outcome) else deliver(message)
+
+
+def prepare(subscription: PushSubscription, payload: dict, *, ttl: int) -> Message | Outcome:
+    """The message for the device, or the outcome already known (no key, an endpoint not allowed, keys
+    nothing can be encrypted to). Never raises: one device's failure must not cost the others theirs."""
     try:
-        return _send(subscription, payload, ttl)
+        return _prepare(subscription, payload, ttl)
     except Exception as exc:
         logger.exception("push to device %s failed", subscription.pk)
         return Outcome(error=f"push failed: {type(exc).__name__}: {str(exc)[:200]}")
 
 
-def _send(subscription: PushSubscription, payload: dict, ttl: int) -> Outcome:
+def _prepare(subscription: PushSubscription, payload: dict, ttl: int) -> Message | Outcome:
     keys = vapid()
     if keys is None:
         return Outcome(error="Web Push is off (no VAPID key)")
@@ -62,14 +79,24 @@ def _send(subscription: PushSubscription, payload: dict, ttl: int) -> Outcome:
         "exp": int(time.time()) + VAPID_HOURS * 3600,
     }
     headers = {"TTL": str(ttl), "Content-Encoding": "aes128gcm", **keys.sign(claims)}
+    return Message(subscription.pk, endpoint, body, headers)
+
+
+def deliver(message: Message) -> Outcome:
+    """POST the message within PENTA_PUSH_TIMEOUT_SECONDS. Never raises."""
     try:
-        status = transport.post(endpoint, body, headers, timeout=settings.PENTA_PUSH_TIMEOUT_SECONDS)
+        status = transport.post(
+            message.endpoint, message.body, message.headers, timeout=settings.PENTA_PUSH_TIMEOUT_SECONDS
+        )
     except endpoints.EndpointRefused as exc:
         # Resolved to an address that is not allowed: nothing was sent. A failure, never "gone", which
         # would tell the person whether something answers there.
         return Outcome(error=f"push address not allowed ({exc.kind})")
     except OSError as exc:  # not found, refused, timed out, reset, a bad certificate, a garbled answer
         return Outcome(error=f"push service unreachable: {type(exc).__name__}: {str(exc)[:200]}")
+    except Exception as exc:
+        logger.exception("push to device %s failed", message.device)
+        return Outcome(error=f"push failed: {type(exc).__name__}: {str(exc)[:200]}")
     if 200 <= status < 300:
         return Outcome(delivered=True)
     if status in GONE:

@@ -77,10 +77,18 @@ def prepare(notification: Notification, now) -> TurnPush | None:
     for device in devices:
         with override(device.language):
             payload = _push_payload(notification, turn, opponents, now)
-        work = partial(push.send, device, payload, ttl=ttl)
+        # Encrypted and signed here; only the network waits in a sender.
+        message = push.prepare(device, payload, ttl=ttl)
+        work = (
+            partial(_known, message) if isinstance(message, push.Outcome) else partial(push.deliver, message)
+        )
         job = senders.Job(person=notification.user_id, device=device.pk, work=work, tag=(pushes, device))
         pushes.jobs.append(job)
     return pushes
+
+
+def _known(outcome: push.Outcome) -> push.Outcome:
+    return outcome
 
 
 def record(pushes: TurnPush, device: PushSubscription, outcome) -> None:

@@ -1,9 +1,11 @@
-"""Pushes sent side by side, with bounds: at most SENDERS at once in a process, at most PER_PERSON of them
-for one person's devices, and one device's pushes one after another in the order given (a device shows
-the last of a game's notifications: "time almost up" must not arrive before "your turn"). Each push
-ends by its own deadline (PENTA_PUSH_TIMEOUT_SECONDS), so a slow or hostile device holds one sender for
-that long and never holds up another person's pushes while a sender is free; a person with many slow
-devices holds PER_PERSON senders, not all of them.
+"""Pushes sent side by side, with bounds: at most PER_PERSON at once for one person's devices, one
+device's pushes one after another in the order given (a device shows the last of a game's notifications:
+"time almost up" must not arrive before "your turn"), and QUICK at once in a call while pushes are quick,
+plus one for each push under way for longer than SLOW_SECONDS, up to SENDERS. Each push ends by its own
+deadline (PENTA_PUSH_TIMEOUT_SECONDS), so a slow or hostile device holds one sender for that long, and
+within SLOW_SECONDS another takes its place for everyone else's pushes; a person with many slow devices
+holds PER_PERSON senders, not all of them. (Quick pushes gain nothing from more threads than that: they
+would only contend for the interpreter with the thread that records them.)
 
 `run` does no database work in the senders: the caller's thread gets each result as soon as its push
 ends (`on_done`, to record it there and then) and renews what it holds (`keep_alive`) every so often
@@ -24,6 +26,8 @@ logger = logging.getLogger(__name__)
 
 SENDERS = 8
 PER_PERSON = 2
+QUICK = 2
+SLOW_SECONDS = 0.2
 
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
@@ -63,14 +67,18 @@ def run(
     are waited for and handed on, then its error is raised."""
     waiting: deque[Job] = deque(jobs)
     running: dict[Future, Job] = {}
+    since: dict[Future, float] = {}
     busy: Counter[int] = Counter()
     started = time.monotonic()
     renew_at, more_at = started + every, started + more_every
     failure: BaseException | None = None
     while waiting or running:
         held = {job.device for job in running.values()}
+        now = time.monotonic()
+        slow = sum(1 for started_at in since.values() if now - started_at >= SLOW_SECONDS)
+        room = min(SENDERS, QUICK + slow)
         for job in list(waiting):
-            if len(running) >= SENDERS:
+            if len(running) >= room:
                 break
             if busy[job.person] >= PER_PERSON or job.device in held:
                 held.add(job.device)  # its later jobs wait for it
@@ -78,13 +86,18 @@ def run(
             waiting.remove(job)
             busy[job.person] += 1
             held.add(job.device)
-            running[_executor().submit(job.work)] = job
+            future = _executor().submit(job.work)
+            running[future], since[future] = job, time.monotonic()
         now = time.monotonic()
-        refilling = more is not None and len(running) < SENDERS and now < started + more_for
-        pause = max(0.0, min(renew_at, more_at if refilling else renew_at) - now)
-        done, _running = wait(running, timeout=pause, return_when=FIRST_COMPLETED)
+        wake = [renew_at]
+        if more is not None and len(running) < SENDERS and now < started + more_for:
+            wake.append(more_at)
+        if waiting and len(running) < SENDERS:  # a push turning slow makes room
+            wake.extend(t + SLOW_SECONDS for t in since.values() if now - t < SLOW_SECONDS)
+        done, _running = wait(running, timeout=max(0.0, min(wake) - now), return_when=FIRST_COMPLETED)
         for future in done:
             job = running.pop(future)
+            del since[future]
             busy[job.person] -= 1
             try:
                 result = future.result()

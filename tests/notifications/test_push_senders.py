@@ -150,6 +150,30 @@ def test_one_persons_slow_devices_hold_two_senders_and_no_one_elses_push(setting
 
 
 @pytest.mark.django_db(transaction=True)
+def test_slow_devices_of_several_people_make_room_for_everyone_elses_push(settings, hostile, push_service):
+    """Quick pushes go senders.QUICK at a time; each push that turns slow makes room for another."""
+    settings.PENTA_PUSH_TIMEOUT_SECONDS = 2
+    hostile.slow_seconds = 30
+    slow_people = [UserFactory(username=f"slow{n}") for n in range(senders.QUICK + 2)]
+    for person in slow_people:
+        correspondence_game(person, UserFactory(username=f"{person.username}-friend"))
+        subscribe(person, hostile.endpoint("slow", person.username))
+    dave = UserFactory(username="dave")
+    correspondence_game(dave, UserFactory(username="carol"))
+    Notification.objects.filter(kind=Notification.Kind.REMINDER).delete()
+    phone = BrowserSubscription(push_service.endpoint("dave"))
+    subscribe(dave, phone)
+
+    started = time.monotonic()
+    services.send_due()
+
+    [to_dave] = push_service.received_at(phone.endpoint)
+    assert to_dave.at - started < 3 * senders.SLOW_SECONDS + 0.3
+    assert len(hostile.visits_to("slow")) == len(slow_people)
+    assert time.monotonic() - started < 2 + 1.5  # all the slow ones side by side, not one after another
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_push_that_comes_due_during_a_slow_one_does_not_wait_for_it(settings, hostile, push_service):
     settings.PENTA_PUSH_TIMEOUT_SECONDS = 4
     hostile.slow_seconds = 30
