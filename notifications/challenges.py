@@ -1,9 +1,9 @@
 """A challenge's push: the person challenged hears of it on their devices when they are away. (With a
 page of the site open they are not away: the live notice reached it, as play published it.)
 
-Queued inside the transaction that sent the challenge (`on_challenge_sent`), sent by the clock's sweep
-apart (`services.send_due`), once, and not at all if the challenge was answered, called off or expired
-first."""
+Queued inside the transaction that sent the challenge (`on_challenge_sent`), pushed by the clock's sweep
+apart (`services.send_push_due`, through `pushing`), once, and not at all if the challenge was
+answered, called off or expired first."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from django.utils.translation import gettext as _
 
 from dicegame import events
 from dicegame.offers import Challenge
-from notifications import delivery
 from notifications.models import Notification
 
 # Whether a person has a page of the site open now: the sockets' app (`live`) knows and tells us in its
@@ -48,7 +47,10 @@ def on_challenge_sent(event: events.ChallengeSent) -> None:
     )
 
 
-def send(notification: Notification, now) -> int:
+def what_to_push(notification: Notification, now) -> tuple[Callable[[], dict], int] | None:
+    """What a due challenge's notification pushes (made in the active language) and for how long the
+    push service may keep it; None when it needs no push any more (answered, called off, expired, or
+    the person has a page of the site open)."""
     challenge = Challenge.objects.filter(pk=notification.challenge_id).select_related("from_user").first()
     if (
         challenge is None
@@ -56,10 +58,8 @@ def send(notification: Notification, now) -> int:
         or challenge.expires_at <= now
         or is_online(notification.user_id)
     ):
-        delivery.done(notification, Notification.State.SKIPPED, now)
-        return 0
-    ttl = max(60, int((challenge.expires_at - now).total_seconds()))
-    return delivery.push_to_devices(notification, partial(_payload, challenge), ttl=ttl, now=now)
+        return None
+    return partial(_payload, challenge), max(60, int((challenge.expires_at - now).total_seconds()))
 
 
 def _payload(challenge: Challenge) -> dict:

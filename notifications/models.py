@@ -21,6 +21,9 @@ class PushSubscription(models.Model):
     language = models.CharField(max_length=8, default="en")
     created_at = models.DateTimeField(auto_now_add=True)
     last_sent_at = models.DateTimeField(null=True, blank=True)
+    # Its failure budget (notifications.pushing): pushes failed in a row, since the first of them.
+    failures = models.PositiveIntegerField(default=0)
+    failing_since = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["created_at", "pk"]

@@ -349,9 +349,14 @@ PENTA_VAPID_PRIVATE_KEY = os.environ.get("PENTA_VAPID_PRIVATE_KEY", "")
 PENTA_VAPID_GENERATE = env_bool("PENTA_VAPID_GENERATE", DEBUG)
 PENTA_VAPID_KEY_FILE = os.environ.get("PENTA_VAPID_KEY_FILE", str(BASE_DIR / "var" / "vapid-private.pem"))
 PENTA_VAPID_SUBJECT = os.environ.get("PENTA_VAPID_SUBJECT", "mailto:penta@localhost")
+# One push, all of it (the lookup, the connection, TLS, the request, the answer), ends by this deadline.
 PENTA_PUSH_TIMEOUT_SECONDS = float(os.environ.get("PENTA_PUSH_TIMEOUT_SECONDS", "5"))
-# Push services are on HTTPS; a test's own push service on this machine is not.
-PENTA_PUSH_ALLOW_LOOPBACK = env_bool("PENTA_PUSH_ALLOW_LOOPBACK", DEBUG)
+# Push endpoints are public https addresses only (notifications.endpoints). With DEBUG on, this may let
+# a push service on this machine through as well (loopback only, never a private address); with DEBUG
+# off (production) it is always off, whatever the environment says.
+PENTA_PUSH_ALLOW_LOOPBACK = DEBUG and env_bool("PENTA_PUSH_ALLOW_LOOPBACK", True)
+# The CAs a push service's certificate is checked against: "" is the system's; only the tests set one.
+PENTA_PUSH_CA_BUNDLE = ""
 
 # Who may read /metrics (penta.middleware.MetricsMiddleware): direct connections from these addresses.
 PENTA_METRICS_ALLOWED = env_list("PENTA_METRICS_ALLOWED", "127.0.0.1,::1")
