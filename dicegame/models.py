@@ -90,6 +90,9 @@ class Game(models.Model):
     # the game under its lock, so a move learns whether its position is worth working out without
     # asking anything else (it was a Redis read for every roll and confirm).
     win_bar_wanted = models.BooleanField(default=False)
+    # The computer players move at the fast pace (kernel.bot_pace): a person's lasting choice, for the
+    # games against the computer and on one device of theirs.
+    fast_computer = models.BooleanField(default=False, db_default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -245,6 +248,10 @@ class Player(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     controller_guest_key = models.CharField(max_length=64, blank=True, db_index=True)
+    # This seat's time to choose a box after the last roll, before the computer writes it (play.moves):
+    # None the site's default (PENTA_AUTO_COMMIT_SECONDS), 0 none (off), else seconds. Its person's
+    # setting, as far as the game allows (play.kernel.seat_auto_commit).
+    auto_commit_seconds = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["game", "seat"]
