@@ -150,6 +150,11 @@ class Board:
         return markup.seat_heads_html(self)
 
     @property
+    def lower_seat_heads_html(self) -> SafeString:
+        """The same heads over the sheet's lower section."""
+        return markup.seat_heads_html(self, lower=True)
+
+    @property
     def upper_total_cells(self) -> SafeString:
         return markup.upper_total_cells(self)
 
@@ -208,6 +213,8 @@ def view_key(state: BoardState, seat: Player | None) -> tuple:
         # seat a box was written for.
         state.game.left_seat is not None and state.game.left_seat.id == seat.id,
         moments.written_for_seat(state, seat),
+        # The seat that wrote a box hears "You wrote …" (dicegame.screen.announce), the others its name.
+        any(t.player_id == seat.pk for t, _reached in state.written),
     )
 
 

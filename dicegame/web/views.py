@@ -32,6 +32,7 @@ from dicegame.rules.turn import MOVE_TIME_CHOICES
 from dicegame.screen import moments
 from dicegame.screen import regions as screen_regions
 from dicegame.screen import view as boards
+from dicegame.screen.markup import box_keys
 from dicegame.screen.state import CHANGE_REGIONS
 from winprob.chances import page_bar
 
@@ -178,6 +179,8 @@ def _render_game(
         "next_waiting": _next_waiting(game, board),
         "winners": _winners(game, board),
         "local_again": _local_again(game, board),
+        # The key help's list of the boxes' keys (dicegame.screen.markup.BOX_KEYS).
+        "box_keys": box_keys() if game.is_active else (),
     }
     if not answer and not game.is_open:
         # The winning chances bar above the sheet (winprob): on the whole page only; pushes update it.

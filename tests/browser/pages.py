@@ -35,6 +35,12 @@ DESKTOP = {"width": 1280, "height": 860}
 LAPTOP = {"width": 1100, "height": 900}
 WIDE = {"width": 1280, "height": 900}
 VIEWPORTS = {"desktop": LAPTOP, "phone": PHONE}
+# The phones a game screen is made for (issue 40): everything of a turn in one screen on each.
+PHONES = {
+    "360x740": PHONE,
+    "390x844": {"width": 390, "height": 844},
+    "412x915": {"width": 412, "height": 915},
+}
 # The play screen's two shapes: dice beside the whole sheet, and the dock pinned under it on a phone.
 PLAY_SCREENS = {"desktop": WIDE, "phone": PHONE}
 
@@ -70,6 +76,14 @@ def logged_in_page(
     if language:
         page.context.add_cookies([{"name": "django_language", "value": language, "url": base}])
     return page
+
+
+def open_menu(page: Page) -> None:
+    """A game page's compact header keeps every link but the "your turn" badge in its menu: open it."""
+    menu = page.locator("[data-header-menu]")
+    if menu.count() and menu.get_attribute("open") is None:
+        menu.locator("summary").click()
+        expect(menu).to_have_attribute("open", "")
 
 
 def game_id_of(page: Page) -> int:
@@ -133,9 +147,9 @@ def die(page: Page, n: int) -> Locator:
 
 
 def box_name(label: str) -> re.Pattern:
-    """A box button's accessible name: the box, then its points for the viewer ("Ones, 3 points",
-    "Ones, written 3"), or the box alone."""
-    return re.compile(rf"^{re.escape(label)}(, .*)?$")
+    """A box button's accessible name: the box (with its short name on a sheet of three or four seats:
+    "Ones (1s)"), then its points for the viewer ("Ones, 3 points", "Ones, written 3"), or the box alone."""
+    return re.compile(rf"^{re.escape(label)}( \([^)]+\))?(, .*)?$")
 
 
 def box_button(page: Page, box: str) -> Locator:

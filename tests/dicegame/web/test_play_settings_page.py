@@ -18,7 +18,7 @@ def test_the_page_offers_the_choices_and_says_the_rule_in_both_languages(user):
     assert "Choosing a box stops the countdown." in page
     assert "allow up to 10 seconds" in page
     dutch = client_for(user, language="nl").get("/settings/").content.decode()
-    assert "Tijd om een vak te kiezen na de laatste worp" in dutch
+    assert "Tijd om een vakje te kiezen na de laatste worp" in dutch
 
 
 @pytest.mark.parametrize("form", [{"auto_commit": "7", "computer_speed": "normal"}, {"auto_commit": "10"}])
