@@ -23,10 +23,10 @@ from django.template.defaultfilters import floatformat
 from django.urls import reverse
 from django.utils.html import conditional_escape as esc
 from django.utils.safestring import SafeString
-from django.utils.timesince import timeuntil
 from django.utils.translation import get_language, ngettext, pgettext
 from django.utils.translation import gettext as _
 
+from core.times import clock_time, time_left
 from dicegame.models import Game
 from dicegame.rules.scoring import UPPER_BONUS, UPPER_BONUS_THRESHOLD
 from dicegame.screen.announce import announcement
@@ -52,6 +52,7 @@ def _words(language: str) -> dict:
         "watching": _("You are watching this game."),
         "time_left_move": _("Time left for %(name)s: %(left)s"),
         "time_left": _("Time left for %(name)s"),
+        "until": _("until %(when)s"),
         "bot_playing": _("%(name)s is playing…"),
         "stand_in_playing": _("The computer plays for %(name)s…"),
         "speed_up": _("Speed up"),
@@ -165,7 +166,9 @@ def turn_status(board, *, oob: bool, csrf: str = "", token: str = "") -> SafeStr
     name = _escape(turn.player.display_name) if turn else ""
     # Whose turn, when it is another person's (the viewer's own is the sheet's marked column, and the
     # computer's is said below with its Speed up): the line stays one line on a phone.
-    who = f" · {name}" if len(board.seats) > 1 and not board.my_turn and not board.bot_playing else ""
+    local = game.kind == Game.Kind.LOCAL  # one screen for everyone: always whose turn it is
+    named = len(board.seats) > 1 and not board.bot_playing and (local or not board.my_turn)
+    who = f" · {name}" if named else ""
     if turn is not None:  # a game between its creation and its first turn has no round yet
         round_text = w["round"] % {"round": turn.round}
         out.append(f'<p class="turn-line">{round_text}{who} · {w["rolls_left"][rolls_left]}</p>')
@@ -202,8 +205,10 @@ def turn_status(board, *, oob: bool, csrf: str = "", token: str = "") -> SafeStr
         out.append(f'<p class="small" data-spectator>{w["watching"]}</p>')
     if board.deadline_ms is not None and game.is_correspondence:
         # A move's days and hours, not a count of seconds; the server's clock keeps the time.
-        text = w["time_left_move"] % {"name": name, "left": _escape(timeuntil(turn.deadline_at))}
-        out.append(f'<p class="turn-timer" data-move-deadline>{text}</p>')
+        # With the clock time, day and zone it runs out at (a correspondence move lasts hours to days).
+        left = w["time_left_move"] % {"name": name, "left": _escape(time_left(turn.deadline_at))}
+        until = _escape(w["until"] % {"when": clock_time(turn.deadline_at)})
+        out.append(f'<p class="turn-timer" data-move-deadline>{left} ({until})</p>')
     elif board.deadline_ms is not None:
         seconds = round(board.deadline_ms / 1000)
         out.append(
@@ -423,7 +428,7 @@ def next_game(waiting, *, oob: bool) -> SafeString:
     if waiting is not None:
         text = _("Your turn against %(names)s too") % {"names": waiting.opponent_names}
         if waiting.deadline:
-            text += " (" + _("%(left)s left") % {"left": timeuntil(waiting.deadline)} + ")"
+            text += " (" + _("%(left)s left") % {"left": time_left(waiting.deadline)} + ")"
         url = reverse("dicegame:game", args=[waiting.game.pk])
         text = (
             f'{esc(text)}:\n      <a href="{url}" data-next-game="{waiting.game.pk}">{esc(_("play it"))}</a>'

@@ -188,11 +188,14 @@ def local_screen_seat(state: BoardState, seat: Player | None) -> Player | None:
 
 def _pass_to(state: BoardState, seat: Player | None) -> str:
     """The name to hand the device to: a local game of two or more people, at the start of a person's
-    turn (no roll yet). The first roll is the tap that takes the device, so this needs no state."""
+    turn (no roll yet) but the game's first. The first roll is the tap that takes the device, so this
+    needs no state."""
     if state.game.kind != Game.Kind.LOCAL or seat is None or state.current is None:
         return ""
     if state.current.is_bot or state.rolls_used or sum(not p.is_bot for p in state.players) < 2:
         return ""
+    if state.turn is not None and state.turn.number == 1:
+        return ""  # the very first turn: the device is in the first person's hands already
     return state.current.name
 
 

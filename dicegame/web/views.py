@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 from django.contrib.messages import get_messages
 from django.http import Http404, HttpRequest, HttpResponse
@@ -62,7 +63,11 @@ def waiting(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return HttpResponse(status=204)
     games = selectors.games_waiting_for(user_id=request.user.pk)
-    context = {"count": len(games), "waiting": games, "with_list": True, "oob": True}
+    # The list only for the page that shows it (the home page): swapped into any other, it found no
+    # target and htmx logged an error at every ping (htmx:oobErrorNoTarget #waiting).
+    asking = request.htmx.current_url if request.htmx else None
+    with_list = not asking or urlsplit(asking).path == reverse("dicegame:home")
+    context = {"count": len(games), "waiting": games, "with_list": with_list, "oob": True}
     return TemplateResponse(request, "dicegame/waiting.html#waiting-oob", context)
 
 

@@ -312,16 +312,25 @@ def play_auto_committed_turn(page: Page, turn: int) -> None:
         assert filled_after[box] == points
 
 
-def play_person_turn(page: Page, name: str, round_number: int, *, reload_mid_turn: bool = False) -> None:
-    """One person's turn of a local game: the "Pass to" screen, one roll, the first open box."""
-    # Between turns: whom to pass the device to, with one big target that starts the turn.
+def play_person_turn(
+    page: Page, name: str, round_number: int, *, reload_mid_turn: bool = False, first: bool = False
+) -> None:
+    """One person's turn of a local game: the "Pass to" screen (but before the game's `first` turn, when
+    the device is in their hands already: Roll), one roll, the first open box."""
     expect(page.locator(".turn-line")).to_contain_text(f"Round {round_number} of 13")
-    expect(page.locator(f'[data-pass-to="{name}"]')).to_contain_text(f"Pass to {name}")
-    tap = page.get_by_role("button", name=f"{name}, tap to start your turn")
-    box = tap.bounding_box()
-    assert box is not None and box["height"] >= 44 and box["width"] >= 200, box
-    wait_htmx_idle(page)
-    tap.click()
+    if first:
+        expect(page.locator("[data-pass-to]")).to_have_count(0)
+        expect(page.locator(".turn-line")).to_contain_text(name)
+        wait_htmx_idle(page)
+        roll_button(page).click()
+    else:
+        # Between turns: whom to pass the device to, with one big target that starts the turn.
+        expect(page.locator(f'[data-pass-to="{name}"]')).to_contain_text(f"Pass to {name}")
+        tap = page.get_by_role("button", name=f"{name}, tap to start your turn")
+        box = tap.bounding_box()
+        assert box is not None and box["height"] >= 44 and box["width"] >= 200, box
+        wait_htmx_idle(page)
+        tap.click()
     expect(rolls_field(page)).to_have_value("1")
     expect(page.locator("[data-pass-to]")).to_have_count(0)
     expect(page.locator('#dice-tray [data-die="1"]')).to_have_attribute("data-value", re.compile(r"^[1-6]$"))

@@ -252,7 +252,10 @@ def test_a_box_the_clock_writes_is_said_marked_and_celebrated(
     expect(cell).to_have_attribute("data-score", "50")
     banner = page.locator("#moment-toasts [data-moment-toast]")
     expect(banner).to_contain_text("Penta! 50 points.")
-    expect(banner).to_contain_text("Written for you: 50 in Penta")
+    # Said once, in the turn status: the banner does not repeat it (issue 40), nor cover the menu.
+    expect(banner).not_to_contain_text("Written for you")
+    expect(page.locator(":text-is('Written for you: 50 in Penta'):visible")).to_have_count(1)
+    assert not overlap(rect(banner), rect(page.locator("[data-header-menu] summary")))
     # The next roll is the player's again: the note has done its work.
     roll(page)
     expect(page.locator("[data-written-note]")).to_have_count(0)
