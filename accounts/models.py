@@ -24,6 +24,11 @@ class Profile(models.Model):
     # The zone times are shown in (an IANA name, accounts.selectors.valid_time_zone); "" for the zone of
     # the browser in use (penta.middleware.TimeZoneMiddleware).
     time_zone = models.CharField(max_length=64, blank=True, default="")
+    # How to play (dicegame.play.games.play_settings_set; a guest's are in the session): the seconds to
+    # choose a box after the last roll before the computer writes it (None: the site's default, 0: off
+    # where a game allows it), and the computer players' fast pace.
+    auto_commit_seconds = models.PositiveSmallIntegerField(null=True, blank=True)
+    fast_computer = models.BooleanField(default=False, db_default=False)
 
     class Challenges(models.TextChoices):
         EVERYONE = "everyone", _("Everyone")

@@ -343,3 +343,12 @@ def profile_set_time_zone(*, user: AbstractBaseUser, name: str) -> str:
     # After the commit: a request reading the cache between the two must not keep the old zone.
     transaction.on_commit(lambda: _cache_time_zone(user, name))
     return name
+
+
+def profile_set_play_settings(*, user_id: int, auto_commit: int | None, fast_computer: bool) -> None:
+    """Keep the person's play settings (checked by dicegame.play.games.play_settings_set, which applies
+    them to their games)."""
+    profile, _created = Profile.objects.get_or_create(user_id=user_id)
+    profile.auto_commit_seconds = auto_commit
+    profile.fast_computer = fast_computer
+    profile.save(update_fields=["auto_commit_seconds", "fast_computer"])

@@ -90,6 +90,9 @@ class Game(models.Model):
     # the game under its lock, so a move learns whether its position is worth working out without
     # asking anything else (it was a Redis read for every roll and confirm).
     win_bar_wanted = models.BooleanField(default=False)
+    # The computer players move at the fast pace (kernel.bot_pace): a person's lasting choice, for the
+    # games against the computer and on one device of theirs.
+    fast_computer = models.BooleanField(default=False, db_default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -247,6 +250,10 @@ class Player(models.Model):
     # (dicegame.offers.Challenge): no clock runs for it, the computer never plays it, and it is not yet
     # one of their games (nor their turn, nor one of their 50).
     challenged = models.BooleanField(default=False, db_default=False)
+    # This seat's time to choose a box after the last roll, before the computer writes it (play.moves):
+    # None the site's default (PENTA_AUTO_COMMIT_SECONDS), 0 none (off), else seconds. Its person's
+    # setting, as far as the game allows (play.kernel.seat_auto_commit).
+    auto_commit_seconds = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["game", "seat"]

@@ -22,11 +22,11 @@ from django.db.models import Q
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
-from django.utils.timesince import timeuntil
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from core import courier
+from core.times import time_left
 from dicegame import events
 from dicegame.errors import GameActionError
 from dicegame.models import Game, Player, Turn
@@ -280,7 +280,7 @@ def _names(opponents: list[str]) -> str:
 
 
 def _time_left(turn: Turn, now) -> str:
-    return timeuntil(turn.deadline_at, now, depth=1) if turn.deadline_at else ""
+    return time_left(turn.deadline_at, now, depth=1) if turn.deadline_at else ""
 
 
 # -- e-mail ---------------------------------------------------------------------------------------------

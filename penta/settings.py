@@ -315,7 +315,9 @@ PENTA_CONFIRMATIONS_PER_CLIENT = int(os.environ.get("PENTA_CONFIRMATIONS_PER_CLI
 # "Report a problem": at most so many reports per person (a user or a guest) and per client address
 # within the window, counted in the cache above (feedback.services).
 # The site's address, for the links in e-mails (they leave the site, so they must be absolute).
-PENTA_SITE_URL = os.environ.get("PENTA_SITE_URL", "http://127.0.0.1:8000")
+# Unset, it is the development server's own (`make run PORT=8201` passes its PORT): a mail's link must lead
+# to the server that sent it.
+PENTA_SITE_URL = os.environ.get("PENTA_SITE_URL") or f"http://127.0.0.1:{os.environ.get('PORT') or '8000'}"
 
 # E-mail (the daily digest, address confirmations): SMTP from the environment in production; printed to
 # the console for development (`make run`). Django 6.1's MAILERS (its EMAIL_* settings are deprecated).

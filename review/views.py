@@ -25,7 +25,7 @@ from dicegame.actors import actor_from_request
 from dicegame.models import Game
 from dicegame.play import selectors
 from dicegame.strategy import analysis as A
-from review import exports, head_to_head, leaderboards, replay, yardsticks
+from review import exports, head_to_head, leaderboards, replay, verdict, yardsticks
 from review import stats as statistics
 
 REVIEW_TEMPLATE = "review/game.html"
@@ -51,11 +51,14 @@ def game_review(request: HttpRequest, game_id: int) -> HttpResponse:
     except analysis_store.ReviewError as exc:
         return message_response(request, exc.message, status=exc.status)
     token = request.GET.get("t", "")
+    review = replay.game_review(
+        game=game, stored=stored, step=request.GET.get("step"), line=request.GET.get("line")
+    )
     context = {
         "game": game,
-        "review": replay.game_review(
-            game=game, stored=stored, step=request.GET.get("step"), line=request.GET.get("line")
-        ),
+        "review": review,
+        # The one-line verdicts the page opens on, the viewer's own first.
+        "verdicts": verdict.verdicts(review, actor_from_request(request)),
         # The replay's links keep the token of a viewer who came with the link.
         "token": token,
         "token_query": f"&{urlencode({'t': token})}" if token else "",

@@ -13,6 +13,7 @@ The rules (`dicegame.rules`) decide *what* is legal; play decides *who* and *whe
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 from operator import attrgetter
 
@@ -21,12 +22,13 @@ from django.db import connection
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts.models import Profile
 from core.statements import LockAndRead, UpdateReturning
 from dicegame import events
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
 from dicegame.models import Game, Player, Turn
-from dicegame.rules.turn import RATED_TURN_SECONDS
+from dicegame.rules.turn import AUTO_COMMIT_MAX_SECONDS, FAST_COMPUTER_SHARE, RATED_TURN_SECONDS
 
 
 # The statements of every action that the ORM cannot express (core.statements).
@@ -147,9 +149,47 @@ def announce(game: Game, change: str | None) -> None:
     events.publish(events.GameChanged(game, change))
 
 
-def bot_pace() -> timedelta:
-    """How long each move of a computer player stays on screen before the next one."""
-    return timedelta(seconds=settings.PENTA_BOT_STEP_SECONDS)
+def bot_pace(game: Game) -> timedelta:
+    """How long each move of a computer player stays on screen before the next one: shorter in a game
+    whose person chose the fast pace (Game.fast_computer)."""
+    seconds = settings.PENTA_BOT_STEP_SECONDS
+    return timedelta(seconds=seconds * FAST_COMPUTER_SHARE if game.fast_computer else seconds)
+
+
+@dataclass(frozen=True)
+class PlaySettings:
+    """A person's settings for play: the seconds to choose a box after the last roll (None: the site's
+    default; 0: off where a game allows it), and the computer players' fast pace."""
+
+    auto_commit: int | None = None
+    fast_computer: bool = False
+
+
+def person_play_settings(actor: Actor) -> PlaySettings:
+    """The actor's play settings: an account's from its Profile, a guest's from their session (which
+    `actor_from_request` put on the actor)."""
+    if actor.user_id is None:
+        return PlaySettings(actor.auto_commit, actor.fast_computer)
+    return user_play_settings(actor.user_id)
+
+
+def user_play_settings(user_id: int) -> PlaySettings:
+    row = Profile.objects.filter(user_id=user_id).values_list("auto_commit_seconds", "fast_computer").first()
+    return PlaySettings(*row) if row else PlaySettings()
+
+
+def auto_commit_off_allowed(game: Game) -> bool:
+    """Only where nobody waits for the turn and nothing is at stake may the auto-commit be off: a solo
+    game or one against the computer, not rated, not on shared dice (the daily, a tournament round)."""
+    return game.kind in (Game.Kind.SOLO, Game.Kind.COMPUTER) and not game.rated and not game.on_shared_dice
+
+
+def seat_auto_commit(game: Game, wanted: int | None) -> int | None:
+    """A seat's time to choose a box after the last roll, from its person's setting (`wanted`) as far as
+    the game allows: off becomes AUTO_COMMIT_MAX_SECONDS where it is not allowed."""
+    if wanted == 0 and not auto_commit_off_allowed(game):
+        return AUTO_COMMIT_MAX_SECONDS
+    return wanted
 
 
 def start_turn(game: Game, player: Player, *, number: int, round_: int, at) -> Turn:
@@ -163,7 +203,7 @@ def start_turn(game: Game, player: Player, *, number: int, round_: int, at) -> T
         round=round_,
         held=[False] * 5,
         stand_in=player.stand_in,
-        next_step_at=at + bot_pace() if player.computer_plays else None,
+        next_step_at=at + bot_pace(game) if player.computer_plays else None,
         deadline_at=None if player.computer_plays else turn_deadline(game, player, at),
     )
     turn.player = player

@@ -39,12 +39,22 @@ def roll(game: Game, t: Turn) -> None:
     # A selection was made for the old dice; the new dice need a new one.
     t.chosen_box = ""
     t.chosen_at = None
+    seconds = auto_commit_seconds(t)
     t.auto_commit_at = (
-        now + timedelta(seconds=settings.PENTA_AUTO_COMMIT_SECONDS)
-        if t.rolls_used == MAX_ROLLS and not t.player.computer_plays
+        now + timedelta(seconds=seconds)
+        if t.rolls_used == MAX_ROLLS and not t.player.computer_plays and seconds is not None
         else None
     )
     t.save(update_fields=["rolls", "roll_times", "dice", "held", "chosen_box", "chosen_at", "auto_commit_at"])
+
+
+def auto_commit_seconds(t: Turn) -> float | None:
+    """The seconds the turn's player has to choose a box after the last roll: their seat's own time (their
+    setting, as far as the game allows: kernel.seat_auto_commit), else the site's; None when it is off."""
+    own = t.player.auto_commit_seconds
+    if own is None:
+        return settings.PENTA_AUTO_COMMIT_SECONDS
+    return own or None
 
 
 def parse_box(name: str) -> Box:
@@ -86,7 +96,7 @@ def hold_auto_commit(t: Turn) -> bool:
         return False
     hold = timedelta(seconds=QUESTION_HOLD_SECONDS)
     rolled = datetime.fromtimestamp(t.roll_times[-1], tz=UTC)
-    latest = rolled + timedelta(seconds=settings.PENTA_AUTO_COMMIT_SECONDS) + hold
+    latest = rolled + timedelta(seconds=auto_commit_seconds(t) or 0) + hold
     held = min(timezone.now() + hold, latest)
     if held <= t.auto_commit_at:
         return False

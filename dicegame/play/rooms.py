@@ -27,8 +27,10 @@ from dicegame.play.kernel import (
     current_turn,
     lock_for_actor,
     lock_game,
+    seat_auto_commit,
     start_turn,
     turn_deadline,
+    user_play_settings,
 )
 from dicegame.rules import dice
 from dicegame.rules.turn import CORRESPONDENCE_GAMES_MAX, MOVE_TIME_CHOICES
@@ -76,8 +78,17 @@ def room_create(
         status=Game.Status.OPEN,
         rated=rated,
     )
-    Player.objects.create(game=game, seat=0, user_id=user_id, name=actor.name)
+    Player.objects.create(
+        game=game, seat=0, user_id=user_id, name=actor.name, auto_commit_seconds=_auto(game, user_id)
+    )
     return game
+
+
+def _auto(game: Game, user_id: int | None) -> int | None:
+    """A person's seat's time to choose a box after the last roll: theirs, as far as the game allows."""
+    if user_id is None:
+        return None
+    return seat_auto_commit(game, user_play_settings(user_id).auto_commit)
 
 
 def correspondence_games_of(user_id: int) -> int:
@@ -239,7 +250,9 @@ def _seat(game: Game, user_id: int, name: str) -> Player:
         return existing
     if game.is_correspondence:
         check_correspondence_room_for(user_id)
-    player = Player.objects.create(game=game, seat=_next_seat(game), user_id=user_id, name=name)
+    player = Player.objects.create(
+        game=game, seat=_next_seat(game), user_id=user_id, name=name, auto_commit_seconds=_auto(game, user_id)
+    )
     if Invitation.objects.filter(game=game, to_user_id=user_id).update(status=Invitation.Status.ACCEPTED):
         events.publish(events.InboxChanged((user_id,)))
     bump(game)
@@ -499,7 +512,12 @@ def rematch_accept(*, game_id: int, actor: Actor) -> Game | None:
     rotated = players[1:] + players[:1]
     new_seats = [
         Player.objects.create(
-            game=rematch, seat=i, user_id=p.user_id, bot_strength=p.bot_strength, name=p.name
+            game=rematch,
+            seat=i,
+            user_id=p.user_id,
+            bot_strength=p.bot_strength,
+            name=p.name,
+            auto_commit_seconds=_auto(rematch, p.user_id),
         )
         for i, p in enumerate(rotated)
     ]

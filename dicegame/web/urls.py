@@ -5,7 +5,7 @@ from django.urls import path
 from core import converters  # noqa: F401  (registers the id and index path converters)
 from dicegame.web import challenges as challenge_views
 from dicegame.web import local as local_views
-from dicegame.web import pwa, seeks, views
+from dicegame.web import play_settings, pwa, seeks, views
 from dicegame.web import rooms as room_views
 
 urlpatterns = [
@@ -15,6 +15,8 @@ urlpatterns = [
     # The games waiting for the person's move: the header's count and the home page's list, refreshed
     # when the notice socket says they changed.
     path("games/waiting/", views.waiting, name="waiting"),
+    # A person's settings for play (guests too): the time to choose a box, the computer's speed.
+    path("settings/", play_settings.play_settings, name="settings"),
     # The installable app: its manifest, the service worker (at the root, so that it controls every
     # page) and the page shown offline.
     path("manifest.webmanifest", pwa.manifest, name="manifest"),

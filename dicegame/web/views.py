@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 from django.contrib.messages import get_messages
 from django.http import Http404, HttpRequest, HttpResponse
@@ -32,6 +33,7 @@ from dicegame.rules.turn import MOVE_TIME_CHOICES
 from dicegame.screen import moments
 from dicegame.screen import regions as screen_regions
 from dicegame.screen import view as boards
+from dicegame.screen.markup import box_keys
 from dicegame.screen.state import CHANGE_REGIONS
 from winprob.chances import page_bar
 
@@ -62,10 +64,14 @@ def waiting(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return HttpResponse(status=204)
     box = inbox.inbox_for(user_id=request.user.pk)
+    # The list only for the page that shows it (the home page): swapped into any other, it found no
+    # target and htmx logged an error at every ping (htmx:oobErrorNoTarget #waiting).
+    asking = request.htmx.current_url if request.htmx else None
+    with_list = not asking or urlsplit(asking).path == reverse("dicegame:home")
     context = {
         "count": box.count,
         "inbox": box,
-        "with_list": True,
+        "with_list": with_list,
         "oob": True,
         "followed": inbox.challenges_followed(user_id=request.user.pk),
     }
@@ -191,6 +197,8 @@ def _render_game(
         else None,
         "user_id": actor.user_id,
         "play_again": _play_again(game, board),
+        # The key help's list of the boxes' keys (dicegame.screen.markup.BOX_KEYS).
+        "box_keys": box_keys() if game.is_active else (),
     }
     if not answer and not game.is_open:
         # The winning chances bar above the sheet (winprob): on the whole page only; pushes update it.

@@ -62,6 +62,9 @@
       region.querySelectorAll("[data-moment]").forEach(function (m) {
         if (seen.has(m.dataset.moment)) return;
         remember(m.dataset.moment);
+        // A box written for its player is said by the turn status itself ("Written for you: …"): a
+        // banner would only repeat it.
+        if (m.dataset.kind === "written") return;
         texts.push(m.textContent);
         kind = kind || m.dataset.kind;
       });

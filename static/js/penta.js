@@ -462,6 +462,48 @@
   });
 })();
 
+// A box's key (a-m, in the sheet's order: dicegame.screen.markup.BOX_KEYS) chooses it, as a tap would;
+// "?" opens the key help (a popover, which its button opens without JavaScript too).
+(function () {
+  "use strict";
+  const BOXES = "ONES TWOS THREES FOURS FIVES SIXES THREE_OF_A_KIND FOUR_OF_A_KIND FULL_HOUSE SMALL_STRAIGHT LARGE_STRAIGHT CHANCE PENTA".split(" ");
+  document.addEventListener("keydown", function (event) {
+    if (event.altKey || event.ctrlKey || event.metaKey || event.repeat || event.key.length !== 1) return;
+    const focused = document.activeElement;
+    if (focused && focused.matches("input, select, textarea, [contenteditable]")) return;
+    const help = document.getElementById("key-help");
+    if (event.key === "?" && help && help.togglePopover) {
+      event.preventDefault();
+      help.togglePopover();
+      return;
+    }
+    const box = BOXES["abcdefghijklm".indexOf(event.key.toLowerCase())];
+    const button = box && document.querySelector('#game [data-action="box-' + box + '"]');
+    if (!button) return;
+    event.preventDefault();
+    if (!button.disabled) button.click();
+  });
+})();
+
+// The compact header's menu (game pages, a <details>): Escape or a tap elsewhere closes it, and Escape
+// gives the focus back to its button.
+(function () {
+  "use strict";
+  function openMenu() {
+    return document.querySelector("[data-header-menu][open]");
+  }
+  document.addEventListener("keydown", function (event) {
+    const menu = event.key === "Escape" && openMenu();
+    if (!menu) return;
+    menu.open = false;
+    menu.querySelector("summary").focus();
+  });
+  document.addEventListener("click", function (event) {
+    const menu = openMenu();
+    if (menu && !menu.contains(event.target)) menu.open = false;
+  });
+})();
+
 // data-hidden-report: see game.html.
 document.addEventListener("visibilitychange", () => {
   const f = document.getElementById("game-form");

@@ -354,7 +354,7 @@ def test_the_review_shows_luck_and_skill_side_by_side(user_client, vs_hard):
     assert f"Total {hard.total}, optimal play on these dice {hard.total}" in html
     assert 'data-accuracy="100.0"' in html
     # The chart of both through the game: per seat a luck line and a dashed loss line.
-    chart = html[html.index('id="luck-skill"') : html.index('id="replay"')]
+    chart = html[html.index('id="luck-skill"') : html.index('class="review-summary"')]
     assert chart.count("<polyline") == 4 and chart.count("chart-series series-1 dashed") == 1
     # Every turn lists its luck and a link to the optimal player's turn on the same dice.
     assert html.count("data-turn-luck=") == 26 and html.count("data-optimal-link") == 26

@@ -74,6 +74,18 @@ def test_a_pinged_page_gets_the_count_and_the_list_out_of_band(host, friend, thr
     assert listed(body) == [theirs.pk, an_hour.pk, a_day.pk]  # a live turn's 60 seconds run out first
 
 
+def test_a_page_without_the_list_gets_the_count_alone(host, friend, three_games):
+    """A game page asks as well (its header's badge): no list comes it has no place for (htmx logged
+    oobErrorNoTarget #waiting at every ping)."""
+    game = three_games[0]
+    game_page = f"http://testserver/games/{game.pk}/"
+    body = client_for(host).get(WAITING, HTTP_HX_CURRENT_URL=game_page, **HX).content.decode()
+    assert body.count('hx-swap-oob="morph"') == 1 and 'id="waiting-count"' in body
+    assert 'id="waiting"' not in body
+    home = client_for(host).get(WAITING, HTTP_HX_CURRENT_URL="http://testserver/", **HX).content.decode()
+    assert 'id="waiting"' in home
+
+
 def test_nobody_logged_in_gets_nothing_to_swap():
     response = Client().get(WAITING, **HX)
     assert response.status_code == 204 and response.content == b""
