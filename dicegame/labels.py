@@ -92,4 +92,4 @@ def by_when(moment, now=None) -> str:
         return _("by %(time)s tomorrow") % {"time": time}
     if days < 7:
         return _("by %(time)s on %(day)s") % {"time": time, "day": formats.date_format(local, "l")}
-    return _("by %(date)s") % {"date": formats.date_format(local, "DATETIME_FORMAT")}
+    return _("by %(date)s") % {"date": formats.date_format(local, "SHORT_DATETIME_FORMAT")}

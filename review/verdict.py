@@ -25,9 +25,10 @@ def verdicts(review, actor: Actor) -> list[Verdict]:
     secret = getattr(review, "results_secret_until", None) is not None
     for seat in review.seats:
         mine = actor.owns(seat.player)
-        luck, loss = round(seat.luck), round(seat.total_loss)
-        values = {"luck": abs(luck), "loss": loss, "name": seat.player.display_name}
-        if secret:
+        # While secret the analysis has no luck figure at all (review.replay.without_the_dice).
+        luck = None if secret or seat.luck is None else round(seat.luck)
+        values = {"luck": abs(luck or 0), "loss": round(seat.total_loss), "name": seat.player.display_name}
+        if luck is None:
             text = (
                 _("Your choices cost %(loss)s points.")
                 if mine

@@ -39,14 +39,12 @@ from dicegame.labels import bot_name
 from dicegame.models import Game, Player
 from dicegame.offers import Challenge
 from dicegame.play.kernel import bump, current_turn, lock_for_actor, lock_game, start_turn, turn_deadline
-from dicegame.play.rooms import (
-    TURN_TIMER_CHOICES,
+from dicegame.play.limits import (
     check_correspondence_room_for,
     check_correspondence_rooms_for,
     correspondence_games_of,
-    new_friends_game,
-    rematch_accept,
 )
+from dicegame.play.rooms import TURN_TIMER_CHOICES, new_friends_game, rematch_accept
 from dicegame.rules.turn import CORRESPONDENCE_GAMES_MAX, MOVE_TIME_CHOICES
 from dicegame.strategy import STRENGTHS
 

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import SentNotice
 from accounts.selectors import are_friends, hidden_from, is_muted, may_challenge
-from accounts.services import NoticeLimited, lock_people, notice_quota_take
+from accounts.services import NoticeLimited, notice_quota_take
 from dicegame import events
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
@@ -32,8 +32,9 @@ from dicegame.play.kernel import (
     turn_deadline,
     user_play_settings,
 )
+from dicegame.play.limits import check_correspondence_room_for, check_correspondence_rooms_for
 from dicegame.rules import dice
-from dicegame.rules.turn import CORRESPONDENCE_GAMES_MAX, MOVE_TIME_CHOICES
+from dicegame.rules.turn import MOVE_TIME_CHOICES
 from dicegame.strategy import STRENGTHS
 
 SEAT_CHOICES = (2, 3, 4)
@@ -89,42 +90,6 @@ def _auto(game: Game, user_id: int | None) -> int | None:
     if user_id is None:
         return None
     return seat_auto_commit(game, user_play_settings(user_id).auto_commit)
-
-
-def correspondence_games_of(user_id: int) -> int:
-    """The correspondence games a person plays now: rooms and games in play with a seat of theirs (not
-    a seat kept for them by a challenge they have not accepted)."""
-    return Player.objects.filter(
-        user_id=user_id,
-        left_at__isnull=True,
-        challenged=False,
-        game__pace=Game.Pace.CORRESPONDENCE,
-        game__status__in=[Game.Status.OPEN, Game.Status.ACTIVE],
-    ).count()
-
-
-def check_correspondence_room_for(user_id: int, name: str = "") -> None:
-    """Refuse one more correspondence game to a person who has CORRESPONDENCE_GAMES_MAX already. The
-    person's row is locked first, so two seats taken at once cannot both pass the count."""
-    check_correspondence_rooms_for([(user_id, name)])
-
-
-def check_correspondence_rooms_for(people: list[tuple[int, str]]) -> None:
-    """The same for each of `people` (user id, name; "" for the person asking), the first refused in
-    their order. All their rows are locked first, at once and in user-id order (accounts.services.
-    lock_people): locked one by one in seat order, two rematches of the same people in opposite seats
-    accepted at once each held one row the other wanted, and PostgreSQL ended one (a 500, a yes lost)."""
-    lock_people(uid for uid, _name in people)
-    for user_id, name in people:
-        if correspondence_games_of(user_id) < CORRESPONDENCE_GAMES_MAX:
-            continue
-        values = {"max": CORRESPONDENCE_GAMES_MAX, "name": name}
-        message = (
-            _("%(name)s already plays %(max)d correspondence games: one of them must end first.")
-            if name
-            else _("You already play %(max)d correspondence games: finish one before you start another.")
-        )
-        raise GameActionError(message % values, status=409)
 
 
 def new_friends_game(

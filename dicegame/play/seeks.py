@@ -36,7 +36,8 @@ from dicegame.models import Game, Player
 from dicegame.offers import Seek
 from dicegame.play.challenges import correspondence_started
 from dicegame.play.kernel import bump, start_turn
-from dicegame.play.rooms import check_correspondence_room_for, correspondence_games_of, new_friends_game
+from dicegame.play.limits import check_correspondence_room_for, correspondence_games_of
+from dicegame.play.rooms import new_friends_game
 from dicegame.rules.turn import CORRESPONDENCE_GAMES_MAX, MOVE_TIME_CHOICES
 
 LIVE_TIMERS = (30, 60, 120)

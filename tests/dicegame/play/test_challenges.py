@@ -16,7 +16,7 @@ from dicegame.actors import Actor
 from dicegame.errors import GameActionError
 from dicegame.models import Game, Player, Turn
 from dicegame.offers import Challenge
-from dicegame.play import challenges, inbox, rooms, selectors, sweeper
+from dicegame.play import challenges, inbox, limits, rooms, selectors, sweeper
 from dicegame.play.challenges import Terms
 from dicegame.rules.turn import CORRESPONDENCE_GAMES_MAX
 from notifications.models import Notification
@@ -159,7 +159,7 @@ def test_by_correspondence_the_challenger_rolls_first_and_the_game_becomes_the_f
     # their roll waits for their yes; the seat is not yet one of their 50 games.
     assert selectors.games_waiting_for(user_id=friend.pk) == []
     assert [c.pk for c in inbox.inbox_for(user_id=friend.pk).challenges] == [challenge.pk]
-    assert rooms.correspondence_games_of(friend.pk) == 0
+    assert limits.correspondence_games_of(friend.pk) == 0
     with pytest.raises(GameActionError, match="Accept the challenge first"):
         roll(game, actor(friend))
     assert not Notification.objects.filter(kind=Notification.Kind.YOUR_TURN).exists()
@@ -168,7 +168,7 @@ def test_by_correspondence_the_challenger_rolls_first_and_the_game_becomes_the_f
     assert challenges.challenge_accept(challenge_id=challenge.pk, actor=actor(friend)) == game
     turn = current(game.pk)
     assert turn.deadline_at == clock.now + timedelta(seconds=DAY)
-    assert rooms.correspondence_games_of(friend.pk) == 1
+    assert limits.correspondence_games_of(friend.pk) == 1
     assert [w.game.pk for w in selectors.games_waiting_for(user_id=friend.pk)] == [game.pk]
     assert roll(game, actor(friend)).rolls_used == 1
 
@@ -189,7 +189,7 @@ def test_a_declined_correspondence_challenge_cancels_its_game(host, friend):
     challenges.challenge_decline(challenge_id=challenge.pk, actor=actor(friend))
     game = Game.objects.get(pk=challenge.game_id)
     assert game.status == Game.Status.CANCELLED
-    assert rooms.correspondence_games_of(host.pk) == 0
+    assert limits.correspondence_games_of(host.pk) == 0
     with pytest.raises(GameActionError):
         roll(game, actor(host))
 
