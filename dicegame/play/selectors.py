@@ -275,6 +275,14 @@ def games_waiting_for(*, user_id: int) -> list[Waiting]:
     return [Waiting(t.game, t, sorted(others.get(t.game_id, []), key=lambda p: p.seat)) for t in turns]
 
 
+def next_game_waiting(*, game: Game, seat: Player | None, my_turn: bool) -> Waiting | None:
+    """While a game against friends waits for someone else, the seat's person's next game waiting for
+    their move (the answer to their own action offers it: on the page, after a POST or on the socket)."""
+    if game.kind != Game.Kind.FRIENDS or not game.is_active or seat is None or my_turn or not seat.user_id:
+        return None
+    return next((w for w in games_waiting_for(user_id=seat.user_id) if w.game.pk != game.pk), None)
+
+
 # The header's count is on every page of a logged-in person: its three-table query is compiled to SQL
 # once per connection (core.prepared), which was most of its 0.8 ms. (The sample: an id no
 # other parameter of the query can equal.)
