@@ -17,19 +17,19 @@
       event.detail.issueRequest(true);
     });
   });
+  function fetchScript(url) {
+    const script = document.createElement("script");
+    script.src = url;
+    script.async = false;
+    document.head.appendChild(script);
+    return new Promise(function (resolve) {
+      script.onload = script.onerror = resolve;
+    });
+  }
   function loadLater() {
     const meta = document.querySelector('meta[name="penta-later"]');
     const urls = meta ? meta.content.split(/\s+/).filter(Boolean) : [];
-    const loaded = urls.map(function (url) {
-      const script = document.createElement("script");
-      script.src = url;
-      script.async = false;
-      document.head.appendChild(script);
-      return new Promise(function (resolve) {
-        script.onload = script.onerror = resolve;
-      });
-    });
-    Promise.all(loaded).then(function () {
+    Promise.all(urls.map(fetchScript)).then(function () {
       laterLoaded = true;
       // A socket's address waits in data-ws-connect until its extension is there; then it connects.
       document.querySelectorAll("[data-ws-connect]").forEach(function (element) {
@@ -51,8 +51,9 @@
 
   // One action at a time. A tap made while the previous action is on its way is replayed on the fresh
   // board once that answer has arrived, so it applies to the dice the player will see. The queue can
-  // never wedge: whatever becomes of the request (answered, refused, lost, late, aborted before it was
-  // sent), the page releases it, and when the answer did not arrive the board is fetched afresh.
+  // never wedge: whatever becomes of the action (answered, refused, lost, late, aborted before it was
+  // sent), the page releases it, and when the answer did not arrive the board is fetched afresh. An
+  // action travels on the game's socket when it is open, else as htmx's POST (sendBySocket, below).
   const QUEUE_LIMIT = 4;
   // A request still unanswered after this long is given up (htmx's own timeout, in base.html, is 10 s).
   const STUCK_MS = 12000;
@@ -60,7 +61,9 @@
   // apart): a roll is always followed by a chance to look and hold. #game carries data-roll-cooling
   // meanwhile (tests wait for it to go).
   const ROLL_GUARD_MS = 350;
-  let inflight = null; // {xhr, key, since}
+  // {ticket, key, since}: the ticket is the POST's xhr, or the id of an action sent on the socket (which
+  // also keeps the version its answer says it made, or that it was refused).
+  let inflight = null;
   const queued = [];
   let lastRollAt = 0;
   let lastRollTurn = null;
@@ -116,7 +119,7 @@
     const key = gameAction(event.target);
     // Not a player's action (a timer's tick, a resync): never held back.
     if (!key) return;
-    if (inflight && Date.now() - inflight.since > STUCK_MS) release(inflight.xhr, true);
+    if (inflight && Date.now() - inflight.since > STUCK_MS) release(inflight.ticket, true);
     if (key === "roll") {
       const rolling = (inflight && inflight.key === "roll") || queued.indexOf("roll") >= 0;
       // Only within a turn: the first roll of the next one (the computer may play in between, in a
@@ -131,6 +134,8 @@
     if (inflight) {
       event.preventDefault();
       if (key && queued.length < QUEUE_LIMIT) queued.push(key);
+    } else if (sendBySocket(event.target, event.detail.path)) {
+      event.preventDefault();
     }
   });
 
@@ -139,7 +144,7 @@
     // A tick sent while an action is on its way does not take its place in the queue.
     if (key === null || (inflight && !key)) return;
     const xhr = event.detail.xhr;
-    inflight = { xhr: xhr, key: key, since: Date.now() };
+    inflight = { ticket: xhr, key: key, since: Date.now() };
     markBusy(true);
     rememberFocus(event.target);
     // The element that sent the request may be gone by the time the answer comes: follow the
@@ -157,14 +162,14 @@
         if (gameAction(event.target) === null) return;
         const xhr = event.detail && event.detail.xhr;
         window.setTimeout(function () {
-          release(xhr || (inflight && inflight.xhr), true);
+          release(xhr || (inflight && inflight.ticket), true);
         }, 0);
       });
     },
   );
 
-  function release(xhr, lost) {
-    if (!inflight || (xhr && inflight.xhr !== xhr)) return;
+  function release(ticket, lost) {
+    if (!inflight || (ticket && inflight.ticket !== ticket)) return;
     inflight = null;
     markBusy(false);
     if (lost) {
@@ -212,17 +217,20 @@
         resyncing = false;
       });
   }
-  // Watchdog: a request that never settles (no answer, no error) is given up, and the board resynced.
+  // Watchdog: a request that never settles (no answer, no error) is given up, and the board resynced; an
+  // action sent on the socket waits for its answer as long as htmx waits for a POST's.
   window.setInterval(function () {
-    if (inflight && Date.now() - inflight.since > STUCK_MS) {
+    if (!inflight) return;
+    const bySocket = typeof inflight.ticket === "number";
+    if (Date.now() - inflight.since > (bySocket ? htmx.config.timeout || STUCK_MS : STUCK_MS)) {
       try {
-        inflight.xhr.abort();
+        if (!bySocket) inflight.ticket.abort();
       } catch (e) {
         /* already done */
       }
-      release(inflight && inflight.xhr, true);
+      release(inflight && inflight.ticket, true);
     }
-  }, 1000);
+  }, 250);
 
   // Focus stays where the player was: after an action the same control (or, when it went away or
   // became disabled, the next one they need) has the focus, not the page.
@@ -353,12 +361,72 @@
     if (!event.target.closest || !event.target.closest("#game")) return;
     socket = event.detail.socketWrapper;
     socketOpen = true;
+    liveMark(true);
     // After a reconnect, ask for the full state: pushes may have been missed while away.
     if (opened) askForSync();
     opened = true;
   });
   document.addEventListener("htmx:wsClose", function (event) {
-    if (event.target.closest && event.target.closest("#game")) socketOpen = false;
+    if (!event.target.closest || !event.target.closest("#game")) return;
+    socketOpen = false;
+    liveMark(false);
+    // An action sent on it will get no answer now: the board afresh, by the page's address.
+    if (inflight && typeof inflight.ticket === "number") release(inflight.ticket, true);
+  });
+
+  // #game[data-live] while the page's actions travel on its socket (for tests to wait on).
+  function liveMark(on) {
+    const game = document.getElementById("game");
+    if (game && on) game.dataset.live = "";
+    else if (game) delete game.dataset.live;
+  }
+
+  // -- a player's action over the game socket -----------------------------------------------------------
+  // While the game's socket is open the page sends its actions on it (docs/live-play.md): the POST's
+  // fields as JSON, with an id the answer echoes. The board comes with the push, as to every screen; the
+  // answer is the message area, marked with the id and the version the action made (the action is done
+  // once the page shows that version) or, refused, with its status and the whole board, as a 409.
+  const SOCKET_ACTION = /\/(?:(roll|confirm|hurry|take-back)|hold\/([1-5])|choose\/([A-Z_]+))\/$/;
+  const ANSWER = /^<div id="messages"[^>]* data-answer="(\d+)"(?: data-answer-version="(\d+)")?/;
+  let actionCount = 0;
+  function socketFrame(element, path) {
+    const found = SOCKET_ACTION.exec(path || "");
+    if (!found) return null;
+    const frame = { action: found[1] ? found[1].replace("-", "_") : found[2] ? "hold" : "choose" };
+    if (found[2]) frame.die = Number(found[2]);
+    if (found[3]) frame.box = found[3];
+    // The fields the POST sends (turn, roll; a zero's Yes adds confirm_zero and write), as numbers.
+    if (element.form) {
+      new FormData(element.form).forEach(function (value, name) {
+        if (name !== "csrfmiddlewaretoken" && /^\d+$/.test(value)) frame[name] = Number(value);
+      });
+    }
+    return frame;
+  }
+  function sendBySocket(element, path) {
+    if (!socket || !socketOpen) return false; // not open yet, closed or reconnecting: the POST
+    const frame = socketFrame(element, path);
+    if (!frame) return false;
+    frame.id = ++actionCount;
+    inflight = { ticket: frame.id, key: gameAction(element), since: Date.now(), version: null };
+    markBusy(true);
+    rememberFocus(element);
+    socket.send(JSON.stringify(frame));
+    return true;
+  }
+  // The answer to the action on its way: true when it is a refusal, whose board is taken as it is.
+  function takeAnswer(message) {
+    const found = ANSWER.exec(message);
+    if (!found || !inflight || inflight.ticket !== Number(found[1])) return false;
+    if (found[2]) inflight.version = Number(found[2]);
+    else inflight.refused = true;
+    return !found[2];
+  }
+  document.addEventListener("htmx:wsAfterMessage", function (event) {
+    if (!event.target.closest || !event.target.closest("#game")) return;
+    if (!inflight || typeof inflight.ticket !== "number") return;
+    const shown = inflight.version !== null && lastVersion !== null && lastVersion >= inflight.version;
+    if (inflight.refused || shown) release(inflight.ticket, false);
   });
   // Pushes and answers travel on different connections: never let an older state replace a newer one.
   function versionOf(html) {
@@ -366,15 +434,22 @@
     return match ? Number(match[1]) : null;
   }
   document.addEventListener("htmx:wsBeforeMessage", function (event) {
+    if (!event.target.closest || !event.target.closest("#game")) return;
+    const refused = takeAnswer(event.detail.message);
     const version = versionOf(event.detail.message);
     if (version === null || lastVersion === null) return;
+    if (refused) {
+      // The board from the database, as a POST's 409 answer carries it.
+      adoptVersion = true;
+      return;
+    }
     if (syncAsked && version >= lastVersion) {
       syncAsked = false;
       adoptVersion = true;
       return;
     }
-    // The same version as the page already shows (usually the answer to this page's own action) is
-    // not applied again.
+    // The same version as the page already shows (the push of this page's own POST, whose answer came
+    // first; a version the page took from a refusal) is not applied again.
     if (version <= lastVersion) event.preventDefault();
   });
   document.addEventListener("htmx:beforeSwap", function (event) {
