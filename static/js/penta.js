@@ -6,8 +6,8 @@
   document.documentElement.classList.add("js");
 
   // What the page needs only once it is shown (base.html's meta "penta-later": the morphing of answers,
-  // the banners, the socket extension) is fetched after the page's load, all at once, run in order. A
-  // request asked for before then (a tap, a timer's tick) waits for it: its answer is morphed in.
+  // the socket extension) is fetched after the page's load, all at once, run in order. A request asked
+  // for before then (a tap, a timer's tick) waits for it: its answer is morphed in.
   let laterLoaded = false;
   const afterLater = [];
   document.addEventListener("htmx:confirm", function (event) {
@@ -31,6 +31,8 @@
     const urls = meta ? meta.content.split(/\s+/).filter(Boolean) : [];
     Promise.all(urls.map(fetchScript)).then(function () {
       laterLoaded = true;
+      keepDetailsOpen();
+      if (momentsNeeded()) loadMoments();
       // A socket's address waits in data-ws-connect until its extension is there; then it connects.
       document.querySelectorAll("[data-ws-connect]").forEach(function (element) {
         element.setAttribute("ws-connect", element.dataset.wsConnect);
@@ -43,6 +45,48 @@
   }
   if (document.readyState === "complete") loadLater();
   else window.addEventListener("load", loadLater);
+
+  // A <details> the player opened (Resign…, the exact figures) stays open when its region is morphed:
+  // the server never renders `open`, so morphing would otherwise close it at every update.
+  function keepDetailsOpen() {
+    const callbacks = window.Idiomorph && window.Idiomorph.defaults && window.Idiomorph.defaults.callbacks;
+    if (!callbacks) return;
+    const previous = callbacks.beforeAttributeUpdated;
+    callbacks.beforeAttributeUpdated = function (name, node, mutation) {
+      if (name === "open" && node.tagName === "DETAILS") return false;
+      return previous ? previous(name, node, mutation) : true;
+    };
+  }
+
+  // moments.js (the banners, the sounds, the copy buttons) is fetched when the page first needs it: a
+  // moment in the #moments region or a game's result to celebrate, the sound switched on, or a tap on
+  // the sound or a copy button (taken again once it is there).
+  let moments = null;
+  function loadMoments() {
+    const meta = document.querySelector('meta[name="penta-moments"]');
+    if (!moments) moments = meta ? fetchScript(meta.content) : Promise.resolve();
+    return moments;
+  }
+  function momentsNeeded() {
+    let sound = false;
+    try {
+      sound = window.localStorage.getItem("penta.sound") === "on";
+    } catch (e) {
+      /* no storage: no sound */
+    }
+    return sound || document.querySelector("#moments [data-moment], #game-result[data-moment]") !== null;
+  }
+  document.addEventListener("htmx:oobAfterSwap", function () {
+    if (!moments && momentsNeeded()) loadMoments();
+  });
+  document.addEventListener("click", function (event) {
+    const button = !moments && event.target.closest && event.target.closest("[data-sound-toggle], [data-copy-link]");
+    if (!button) return;
+    event.preventDefault();
+    loadMoments().then(function () {
+      button.click();
+    });
+  });
 
   // The language menu applies as soon as it changes (its Go button is for pages without JS).
   document.addEventListener("change", function (event) {
