@@ -6,8 +6,9 @@
   document.documentElement.classList.add("js");
 
   // What the page needs only once it is shown (base.html's meta "penta-later": the morphing of answers,
-  // the socket extension) is fetched after the page's load, all at once, run in order. A request asked
-  // for before then (a tap, a timer's tick) waits for it: its answer is morphed in.
+  // and live.js where a socket opens, which connects it) is fetched after the page's load, all at once,
+  // run in order. A request asked for before then (a tap, a timer's tick) waits for it: its answer is
+  // morphed in.
   let laterLoaded = false;
   const afterLater = [];
   document.addEventListener("htmx:confirm", function (event) {
@@ -33,11 +34,6 @@
       laterLoaded = true;
       keepDetailsOpen();
       if (momentsNeeded()) loadMoments();
-      // A socket's address waits in data-ws-connect until its extension is there; then it connects.
-      document.querySelectorAll("[data-ws-connect]").forEach(function (element) {
-        element.setAttribute("ws-connect", element.dataset.wsConnect);
-        htmx.process(element);
-      });
       afterLater.splice(0).forEach(function (run) {
         run();
       });
@@ -97,7 +93,7 @@
   // board once that answer has arrived, so it applies to the dice the player will see. The queue can
   // never wedge: whatever becomes of the action (answered, refused, lost, late, aborted before it was
   // sent), the page releases it, and when the answer did not arrive the board is fetched afresh. An
-  // action travels on the game's socket when it is open, else as htmx's POST (sendBySocket, below).
+  // action travels on the game's socket when it is open (live.js), else as htmx's POST.
   const QUEUE_LIMIT = 4;
   // A request still unanswered after this long is given up (htmx's own timeout, in base.html, is 10 s).
   const STUCK_MS = 12000;
@@ -178,8 +174,8 @@
     if (inflight) {
       event.preventDefault();
       if (key && queued.length < QUEUE_LIMIT) queued.push(key);
-    } else if (sendBySocket(event.target, event.detail.path)) {
-      event.preventDefault();
+    } else if (window.pentaLive && window.pentaLive.send(event.target, event.detail.path)) {
+      event.preventDefault(); // on the game socket (live.js)
     }
   });
 
@@ -212,6 +208,20 @@
     },
   );
 
+  // The queue's side for live.js, which sends an action on the socket (`ticket`: its id) and says when
+  // its answer is in (`lost`: it will not come).
+  window.pentaQueue = {
+    begin: function (ticket, element) {
+      inflight = { ticket: ticket, key: gameAction(element), since: Date.now() };
+      markBusy(true);
+      rememberFocus(element);
+    },
+    current: function () {
+      return inflight;
+    },
+    done: release,
+  };
+
   function release(ticket, lost) {
     if (!inflight || (ticket && inflight.ticket !== ticket)) return;
     inflight = null;
@@ -241,15 +251,12 @@
     }
   }
 
-  // The board afresh: by the socket when there is one, else by asking the page's own address.
+  // The board afresh: by the socket when it is open, else by asking the page's own address.
   let resyncing = false;
   function resync() {
     const game = document.getElementById("game");
     if (!game || resyncing) return;
-    if (socket && socketOpen) {
-      askForSync();
-      return;
-    }
+    if (window.pentaLive && window.pentaLive.sync()) return;
     resyncing = true;
     htmx
       .ajax("GET", window.location.pathname + window.location.search, {
@@ -379,206 +386,6 @@
   document.addEventListener("htmx:afterSettle", refreshTimers);
   document.addEventListener("htmx:oobAfterSwap", refreshTimers);
 
-  // Live games: every push carries the game's status and version. A page whose shape no longer fits
-  // (the room started, the game ended) reloads; a page that missed a version asks for the full state.
-  let socket = null;
-  let socketOpen = false;
-  let lastVersion = null;
-  let opened = false;
-  // The answer to a sync is taken even when its version is the page's own: the page asked because
-  // it may not show what its version says.
-  let syncAsked = false;
-  // After a resync the page shows the server's version, whatever it believed before.
-  let adoptVersion = false;
-  function askForSync() {
-    syncAsked = true;
-    socket.send(JSON.stringify({ action: "sync" }));
-  }
-  let rematchYes;
-  document.addEventListener("DOMContentLoaded", function () {
-    const marker = document.getElementById("game-status");
-    if (!marker) return;
-    lastVersion = Number(marker.dataset.version);
-    rematchYes = marker.dataset.rematchYes;
-  });
-  document.addEventListener("htmx:wsOpen", function (event) {
-    if (!event.target.closest || !event.target.closest("#game")) return;
-    socket = event.detail.socketWrapper;
-    socketOpen = true;
-    liveMark(true);
-    // After a reconnect, ask for the full state: pushes may have been missed while away.
-    if (opened) askForSync();
-    opened = true;
-  });
-  document.addEventListener("htmx:wsClose", function (event) {
-    if (!event.target.closest || !event.target.closest("#game")) return;
-    socketOpen = false;
-    liveMark(false);
-    // An action sent on it will get no answer now: the board afresh, by the page's address.
-    if (inflight && typeof inflight.ticket === "number") release(inflight.ticket, true);
-  });
-
-  // #game[data-live] while the page's actions travel on its socket (for tests to wait on).
-  function liveMark(on) {
-    const game = document.getElementById("game");
-    if (game && on) game.dataset.live = "";
-    else if (game) delete game.dataset.live;
-  }
-
-  // -- a player's action over the game socket -----------------------------------------------------------
-  // While the game's socket is open the page sends its actions on it (docs/live-play.md): the POST's
-  // fields as JSON, with an id the answer echoes. The board comes with the push, as to every screen; the
-  // answer is the message area, marked with the id and the version the action made (the action is done
-  // once the page shows that version) or, refused, with its status and the whole board, as a 409.
-  const SOCKET_ACTION = /\/(?:(roll|confirm|hurry|take-back)|hold\/([1-5])|choose\/([A-Z_]+))\/$/;
-  const ANSWER = /^<div id="messages"[^>]* data-answer="(\d+)"(?: data-answer-version="(\d+)")?/;
-  let actionCount = 0;
-  function socketFrame(element, path) {
-    const found = SOCKET_ACTION.exec(path || "");
-    if (!found) return null;
-    const frame = { action: found[1] ? found[1].replace("-", "_") : found[2] ? "hold" : "choose" };
-    if (found[2]) frame.die = Number(found[2]);
-    if (found[3]) frame.box = found[3];
-    // The fields the POST sends (turn, roll; a zero's Yes adds confirm_zero and write), as numbers.
-    if (element.form) {
-      new FormData(element.form).forEach(function (value, name) {
-        if (name !== "csrfmiddlewaretoken" && /^\d+$/.test(value)) frame[name] = Number(value);
-      });
-    }
-    return frame;
-  }
-  function sendBySocket(element, path) {
-    if (!socket || !socketOpen) return false; // not open yet, closed or reconnecting: the POST
-    const frame = socketFrame(element, path);
-    if (!frame) return false;
-    frame.id = ++actionCount;
-    inflight = { ticket: frame.id, key: gameAction(element), since: Date.now(), version: null };
-    markBusy(true);
-    rememberFocus(element);
-    socket.send(JSON.stringify(frame));
-    return true;
-  }
-  // The answer to the action on its way: true when it is a refusal, whose board is taken as it is.
-  function takeAnswer(message) {
-    const found = ANSWER.exec(message);
-    if (!found || !inflight || inflight.ticket !== Number(found[1])) return false;
-    if (found[2]) inflight.version = Number(found[2]);
-    else inflight.refused = true;
-    return !found[2];
-  }
-  document.addEventListener("htmx:wsAfterMessage", function (event) {
-    if (!event.target.closest || !event.target.closest("#game")) return;
-    if (!inflight || typeof inflight.ticket !== "number") return;
-    const shown = inflight.version !== null && lastVersion !== null && lastVersion >= inflight.version;
-    if (inflight.refused || shown) release(inflight.ticket, false);
-  });
-  // Pushes and answers travel on different connections: never let an older state replace a newer one.
-  function versionOf(html) {
-    const match = /id="game-status"[^>]*data-version="(\d+)"/.exec(html || "");
-    return match ? Number(match[1]) : null;
-  }
-  document.addEventListener("htmx:wsBeforeMessage", function (event) {
-    if (!event.target.closest || !event.target.closest("#game")) return;
-    const refused = takeAnswer(event.detail.message);
-    const version = versionOf(event.detail.message);
-    if (version === null || lastVersion === null) return;
-    if (refused) {
-      // The board from the database, as a POST's 409 answer carries it.
-      adoptVersion = true;
-      return;
-    }
-    if (syncAsked && version >= lastVersion) {
-      syncAsked = false;
-      adoptVersion = true;
-      return;
-    }
-    // The same version as the page already shows (the push of this page's own POST, whose answer came
-    // first; a version the page took from a refusal) is not applied again.
-    if (version <= lastVersion) event.preventDefault();
-  });
-  document.addEventListener("htmx:beforeSwap", function (event) {
-    const xhr = event.detail.xhr;
-    const config = event.detail.requestConfig;
-    if (config && config.headers && config.headers["X-Penta-Resync"]) {
-      adoptVersion = true;
-      return;
-    }
-    const version = versionOf(xhr && xhr.responseText);
-    if (version !== null && lastVersion !== null && version <= lastVersion && xhr.status < 400) {
-      event.detail.shouldSwap = false;
-      // The push came first: the mover's next game is in this answer alone.
-      const doc = version === lastVersion && new DOMParser().parseFromString(xhr.responseText, "text/html");
-      const fresh = doc && doc.getElementById("next-game");
-      if (fresh) document.getElementById("next-game")?.replaceWith(fresh);
-    }
-  });
-  document.addEventListener("htmx:oobAfterSwap", function (event) {
-    const marker = event.detail && event.detail.target;
-    if (!marker || marker.id !== "game-status") return;
-    const game = document.getElementById("game");
-    const version = Number(marker.dataset.version);
-    if (game && marker.dataset.nextGame && document.querySelector("[data-rematch]")) {
-      // Everyone said yes to the rematch: every player goes to it at once (a spectator too, to watch).
-      const watching = document.querySelector("[data-rematch-watch]");
-      window.location.assign(watching ? marker.dataset.nextWatch : marker.dataset.nextGame);
-      return;
-    }
-    if (game && marker.dataset.status !== game.dataset.status) {
-      window.location.reload();
-      return;
-    }
-    if (game && game.dataset.status === "finished" && marker.dataset.rematchYes !== rematchYes) {
-      // After the end the rematch offer is what changes (someone said yes): show it.
-      window.location.reload();
-      return;
-    }
-    if (adoptVersion) {
-      adoptVersion = false;
-      lastVersion = version;
-      return;
-    }
-    if (lastVersion !== null && version > lastVersion + 1 && socket) askForSync();
-    lastVersion = Math.max(lastVersion || 0, version);
-  });
-})();
-
-// The notification socket (accounts): a heartbeat every 30 s keeps the player "online" for their
-// friends, and a notice's close button removes it. The server does the rest.
-(function () {
-  "use strict";
-
-  const PING_MS = 30000;
-  let socket = null;
-  let pinger = null;
-
-  function isNotifications(event) {
-    return event.target && event.target.id === "notifications";
-  }
-
-  function ping() {
-    if (socket) socket.send(JSON.stringify({ type: "ping" }));
-  }
-
-  document.addEventListener("htmx:wsOpen", function (event) {
-    if (!isNotifications(event)) return;
-    socket = event.detail.socketWrapper;
-    if (pinger) window.clearInterval(pinger);
-    pinger = window.setInterval(ping, PING_MS);
-  });
-
-  document.addEventListener("htmx:wsClose", function (event) {
-    if (!isNotifications(event)) return;
-    socket = null;
-    if (pinger) window.clearInterval(pinger);
-    pinger = null;
-  });
-
-  document.addEventListener("click", function (event) {
-    const button = event.target.closest && event.target.closest("[data-notice-close]");
-    if (!button) return;
-    const notice = button.closest(".notice");
-    if (notice) notice.remove();
-  });
 })();
 
 // data-hidden-report: see game.html.
