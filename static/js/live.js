@@ -50,20 +50,15 @@
   }
   const queue = window.pentaQueue;
 
-  // -- the game's versions ------------------------------------------------------------------------------
-  // Every push carries the game's status and version. A page whose shape no longer fits (the room
-  // started, the game ended) reloads; a page that missed a version asks for the full state.
+  // -- the game socket ------------------------------------------------------------------------------------
+  // Every push carries the game's status and version (penta.js keeps the version the page shows): a
+  // page that missed a version, or was away, asks for the full state.
   let socket = null;
   let socketOpen = false;
   let opened = false;
-  const marker = document.getElementById("game-status");
-  let lastVersion = marker ? Number(marker.dataset.version) : null;
-  const rematchYes = marker ? marker.dataset.rematchYes : undefined;
   // The answer to a sync is taken even when its version is the page's own: the page asked because
   // it may not show what its version says.
   let syncAsked = false;
-  // After a resync the page shows the server's version, whatever it believed before.
-  let adoptVersion = false;
   function askForSync() {
     syncAsked = true;
     socket.send(JSON.stringify({ action: "sync" }));
@@ -137,7 +132,8 @@
     const inflight = queue.current();
     if (!inGame(event) || !inflight || typeof inflight.ticket !== "number") return;
     const answer = answered[inflight.ticket];
-    if (answer === true || (answer !== undefined && lastVersion !== null && lastVersion >= answer)) {
+    const shown = queue.version();
+    if (answer === true || (answer !== undefined && shown !== null && shown >= answer)) {
       delete answered[inflight.ticket];
       queue.done(inflight.ticket, false);
     }
@@ -152,74 +148,26 @@
   };
 
   // Pushes and answers travel on different connections: never let an older state replace a newer one.
-  function versionOf(html) {
-    const match = /id="game-status"[^>]*data-version="(\d+)"/.exec(html || "");
-    return match ? Number(match[1]) : null;
-  }
   document.addEventListener("htmx:wsBeforeMessage", function (event) {
     if (!inGame(event)) return;
     const refused = takeAnswer(event.detail.message);
-    const version = versionOf(event.detail.message);
+    const version = queue.versionOf(event.detail.message);
+    const lastVersion = queue.version();
     if (version === null || lastVersion === null) return;
     if (refused) {
       // The board from the database, as a POST's 409 answer carries it.
-      adoptVersion = true;
+      queue.adopt();
       return;
     }
     if (syncAsked && version >= lastVersion) {
       syncAsked = false;
-      adoptVersion = true;
+      queue.adopt();
       return;
     }
     // The same version as the page already shows (the push of this page's own POST, whose answer came
     // first; a version the page took from a refusal) is not applied again.
     if (version <= lastVersion) event.preventDefault();
   });
-  document.addEventListener("htmx:beforeSwap", function (event) {
-    const xhr = event.detail.xhr;
-    const config = event.detail.requestConfig;
-    if (config && config.headers && config.headers["X-Penta-Resync"]) {
-      adoptVersion = true;
-      return;
-    }
-    const version = versionOf(xhr && xhr.responseText);
-    if (version !== null && lastVersion !== null && version <= lastVersion && xhr.status < 400) {
-      event.detail.shouldSwap = false;
-      // The push came first: the mover's next game is in this answer alone.
-      const doc = version === lastVersion && new DOMParser().parseFromString(xhr.responseText, "text/html");
-      const fresh = doc && doc.getElementById("next-game");
-      if (fresh) document.getElementById("next-game")?.replaceWith(fresh);
-    }
-  });
-  document.addEventListener("htmx:oobAfterSwap", function (event) {
-    const marker = event.detail && event.detail.target;
-    if (!marker || marker.id !== "game-status") return;
-    const game = document.getElementById("game");
-    const version = Number(marker.dataset.version);
-    if (game && marker.dataset.nextGame && document.querySelector("[data-rematch]")) {
-      // Everyone said yes to the rematch: every player goes to it at once (a spectator too, to watch).
-      const watching = document.querySelector("[data-rematch-watch]");
-      window.location.assign(watching ? marker.dataset.nextWatch : marker.dataset.nextGame);
-      return;
-    }
-    if (game && marker.dataset.status !== game.dataset.status) {
-      window.location.reload();
-      return;
-    }
-    if (game && game.dataset.status === "finished" && marker.dataset.rematchYes !== rematchYes) {
-      // After the end the rematch offer is what changes (someone said yes): show it.
-      window.location.reload();
-      return;
-    }
-    if (adoptVersion) {
-      adoptVersion = false;
-      lastVersion = version;
-      return;
-    }
-    if (lastVersion !== null && version > lastVersion + 1 && socket) askForSync();
-    lastVersion = Math.max(lastVersion || 0, version);
-  });
-
   // -- the notices' socket ----------------------------------------------------------------------------
   // A heartbeat every 30 s keeps the player "online" for their friends, and a notice's close button
   // removes it. The server does the rest.

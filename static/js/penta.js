@@ -209,8 +209,15 @@
   );
 
   // The queue's side for live.js, which sends an action on the socket (`ticket`: its id) and says when
-  // its answer is in (`lost`: it will not come).
+  // its answer is in (`lost`: it will not come), and the version the page shows.
   window.pentaQueue = {
+    version: function () {
+      return lastVersion;
+    },
+    versionOf: versionOf,
+    adopt: function () {
+      adoptVersion = true;
+    },
     begin: function (ticket, element) {
       inflight = { ticket: ticket, key: gameAction(element), since: Date.now() };
       markBusy(true);
@@ -382,6 +389,71 @@
     startCountdown();
     startTurnTimer();
   }
+  // The game's version the page shows. Every answer and push carries it with the game's status: an answer
+  // or push older than the page (pushes and answers travel on different connections; a tick's answer of
+  // a board unchanged) is not applied; a page whose shape no longer fits (the room started, the game
+  // ended) reloads.
+  let lastVersion = null;
+  // After a resync the page shows the server's version, whatever it believed before.
+  let adoptVersion = false;
+  let rematchYes;
+  document.addEventListener("DOMContentLoaded", function () {
+    const marker = document.getElementById("game-status");
+    if (!marker) return;
+    lastVersion = Number(marker.dataset.version);
+    rematchYes = marker.dataset.rematchYes;
+  });
+  function versionOf(html) {
+    const match = /id="game-status"[^>]*data-version="(\d+)"/.exec(html || "");
+    return match ? Number(match[1]) : null;
+  }
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    const xhr = event.detail.xhr;
+    const config = event.detail.requestConfig;
+    if (config && config.headers && config.headers["X-Penta-Resync"]) {
+      adoptVersion = true;
+      return;
+    }
+    const version = versionOf(xhr && xhr.responseText);
+    if (version !== null && lastVersion !== null && version <= lastVersion && xhr.status < 400) {
+      event.detail.shouldSwap = false;
+      // The push came first: the mover's next game is in this answer alone.
+      const doc = version === lastVersion && new DOMParser().parseFromString(xhr.responseText, "text/html");
+      const fresh = doc && doc.getElementById("next-game");
+      if (fresh) document.getElementById("next-game")?.replaceWith(fresh);
+    }
+  });
+  document.addEventListener("htmx:oobAfterSwap", function (event) {
+    const marker = event.detail && event.detail.target;
+    if (!marker || marker.id !== "game-status") return;
+    const game = document.getElementById("game");
+    const version = Number(marker.dataset.version);
+    if (game && marker.dataset.nextGame && document.querySelector("[data-rematch]")) {
+      // Everyone said yes to the rematch: every player goes to it at once (a spectator too, to watch).
+      const watching = document.querySelector("[data-rematch-watch]");
+      window.location.assign(watching ? marker.dataset.nextWatch : marker.dataset.nextGame);
+      return;
+    }
+    if (game && marker.dataset.status !== game.dataset.status) {
+      window.location.reload();
+      return;
+    }
+    if (game && game.dataset.status === "finished" && marker.dataset.rematchYes !== rematchYes) {
+      // After the end the rematch offer is what changes (someone said yes): show it.
+      window.location.reload();
+      return;
+    }
+    if (adoptVersion) {
+      adoptVersion = false;
+      lastVersion = version;
+      return;
+    }
+    // A version missed: the whole board, by the socket (live.js) if it is open.
+    if (lastVersion !== null && version > lastVersion + 1 && window.pentaLive) window.pentaLive.sync();
+    lastVersion = Math.max(lastVersion || 0, version);
+  });
+
+
   document.addEventListener("DOMContentLoaded", refreshTimers);
   document.addEventListener("htmx:afterSettle", refreshTimers);
   document.addEventListener("htmx:oobAfterSwap", refreshTimers);

