@@ -303,6 +303,14 @@ def games_waiting_for(*, user_id: int) -> list[Waiting]:
     return [Waiting(t.game, t, sorted(others.get(t.game_id, []), key=lambda p: p.seat)) for t in turns]
 
 
+def next_game_waiting(*, game: Game, seat: Player | None, my_turn: bool) -> Waiting | None:
+    """While a game against friends waits for someone else, the seat's person's next game waiting for
+    their move (the answer to their own action offers it: on the page, after a POST or on the socket)."""
+    if game.kind != Game.Kind.FRIENDS or not game.is_active or seat is None or my_turn or not seat.user_id:
+        return None
+    return next((w for w in games_waiting_for(user_id=seat.user_id) if w.game.pk != game.pk), None)
+
+
 def games_waiting_count(*, user_id: int) -> int:
     """How many games against friends wait for the person's move (one query: the header's count)."""
     return waiting_turns(user_id).count()

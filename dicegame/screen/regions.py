@@ -406,10 +406,14 @@ def scoresheet(board, *, oob: bool) -> SafeString:
     )
 
 
-def messages(items, error: str = "", *, oob: bool) -> SafeString:
+def messages(items, error: str = "", *, oob: bool, answer: dict | None = None) -> SafeString:
     """The message area (`#messages`): the request's queued messages (`items`, Django's messages, read
-    once as the template reads them) and a refusal's `error`."""
+    once as the template reads them) and a refusal's `error`. In the game socket's answer to an action
+    it carries `answer` (live.answers): the action's id, echoed, and the version it made or the status
+    of its refusal (`data-answer`, `data-answer-version`, `data-answer-status`)."""
     swap = ' hx-swap-oob="true"' if oob else ""
+    for name, value in (answer or {}).items():
+        swap += f' data-answer{"" if name == "id" else "-" + name}="{int(value)}"'
     out = [f'<div id="messages" class="messages" role="status" aria-live="polite"{swap}>']
     for message in items:
         alert = ' role="alert"' if message.level >= 40 else ""
@@ -437,15 +441,23 @@ def next_game(waiting, *, oob: bool) -> SafeString:
 
 
 def answer_update(
-    board, *, regions: frozenset, csrf: str, token: str, message_items, error: str, waiting
+    board,
+    *,
+    regions: frozenset,
+    csrf: str,
+    token: str,
+    message_items,
+    error: str,
+    waiting,
+    answer: dict | None = None,
 ) -> str:
     """The answer to an htmx request on the game screen (an action, a refusal, a question at a box),
     for a game past its lobby: the message area, the status marker and the regions the change can
     alter (all of them when `regions` is empty), each for an out-of-band swap. The same regions as a
     push, plus what belongs to this request: its messages, its token for the forms, the viewer's
-    next game."""
+    next game. (The game socket's refusal is this answer too, with its `answer` marker: live.answers.)"""
     game = board.game
-    out = [messages(message_items, error, oob=True), game_status(game, oob=True)]
+    out = [messages(message_items, error, oob=True, answer=answer), game_status(game, oob=True)]
     if not game.is_finished:
         if not regions or "turn-status" in regions:
             out.append(turn_status(board, oob=True, csrf=csrf, token=token))

@@ -209,17 +209,7 @@ def _render_game(
 
 
 def _next_waiting(game: Game, board) -> selectors.Waiting | None:
-    """While a game against friends waits for someone else, the viewer's next game waiting for them."""
-    seat = board.my_seat
-    if (
-        game.kind != Game.Kind.FRIENDS
-        or not game.is_active
-        or seat is None
-        or board.my_turn
-        or not seat.user_id
-    ):
-        return None
-    return next((w for w in selectors.games_waiting_for(user_id=seat.user_id) if w.game.pk != game.pk), None)
+    return selectors.next_game_waiting(game=game, seat=board.my_seat, my_turn=board.my_turn)
 
 
 def _play_again(game: Game, board) -> str:
