@@ -27,8 +27,9 @@ from penta.static_files import gzipped, minified, minifies
 AIM = 30 * 1024
 ON_DEMAND_BUDGET = 3 * 1024
 # Where the pages stand (docs/performance.md: the aim is missed; htmx alone is 16 KB): no byte more.
-AIM_SOLO_TODAY = int(31.6 * 1024)
-AIM_LIVE_TODAY = int(33.5 * 1024)
+# (The phone screen's keys and sheet added 0.8 KB to penta.js and the HTML.)
+AIM_SOLO_TODAY = int(32.4 * 1024)
+AIM_LIVE_TODAY = int(34.6 * 1024)
 ASSET = re.compile(r'<(?:link[^>]*rel="stylesheet"[^>]*href|script[^>]*src)="([^"]+)"')
 ICON = re.compile(r'<link rel="icon" href="([^"]+)"')
 LATER = re.compile(r'<meta name="penta-later" content="([^"]*)"')
