@@ -36,8 +36,9 @@ strategy: install
 	$(DEV) $(PY) manage.py build_strategy --if-missing
 
 # The server runs the game clock (auto-commits, turn timers, computer moves) itself.
+# PORT goes to the settings too: the links in its mails lead back to this server (PENTA_SITE_URL).
 run: install messages migrate strategy
-	$(DEV) $(PY) manage.py runserver 127.0.0.1:$(PORT)
+	$(DEV) PORT=$(PORT) $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 # The non-browser tests run in parallel (one worker per core); the browser tests in a second pytest
 # process of their own: sync Playwright keeps an event loop in the main thread, which the async tests

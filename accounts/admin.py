@@ -11,6 +11,9 @@ class ProfileAdmin(admin.ModelAdmin):
     search_fields = ("user__username",)
     list_select_related = ("user",)
     raw_id_fields = ("user",)
+    # The person's own choices (staff mute through a report: fair play's queue). On the boards is on a
+    # page for everyone: the model's save keeps the two together.
+    readonly_fields = ("challenges_from", "games_visible_to", "findable", "muted_at")
 
     # Who shows on the site-wide boards and who is off them: the cached pages move on at once.
     def save_model(self, request, obj, form, change):

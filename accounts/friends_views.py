@@ -51,7 +51,7 @@ def _panel_context(request: HttpRequest) -> dict:
     user_id = request.user.pk
     q = _query(request)
     friends = list(selectors.friends_of(user_id=user_id))
-    online = presence.online_user_ids([f.pk for f in friends])
+    online = presence.online_user_ids([f.pk for f in friends], viewer_id=user_id)
     incoming = list(selectors.friend_requests_incoming(user_id))
     outgoing = list(selectors.friend_requests_outgoing(user_id))
     friend_ids = {f.pk for f in friends}

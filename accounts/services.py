@@ -16,11 +16,13 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from accounts import throttle
-from accounts.models import FriendRequest, Friendship, Profile, SentNotice
+from accounts.models import Block, FriendRequest, Friendship, Profile, SentNotice
 from accounts.selectors import (
     CACHE_DOWN,
     TIME_ZONE_CACHE_SECONDS,
     TIME_ZONE_MAX_LENGTH,
+    blocked_between,
+    is_muted,
     time_zone_cache_key,
     valid_time_zone,
 )
@@ -91,6 +93,11 @@ def notice_quota_take(*, sender_id: int, recipient_id: int, recipient_name: str,
     transaction that sends the notice: the sender's row lock makes the check and the count one step (a
     burst sent at once cannot pass the limit), and a refused or failed send counts nothing."""
     list(get_user_model().objects.select_for_update().filter(pk=sender_id).values_list("pk"))
+    if is_muted(sender_id):
+        raise NoticeLimited(
+            _("Your account is muted by the site's staff: you cannot send friend requests or invitations."),
+            status=403,
+        )
     now = timezone.now()
     # The sender's notices that no longer count go (the table holds at most an hour of anybody's).
     SentNotice.objects.filter(sender_id=sender_id, created_at__lte=now - NOTICE_WINDOW).delete()
@@ -178,7 +185,16 @@ def friend_request_send(*, from_user: AbstractBaseUser, username: str) -> Friend
     if other.pk == from_user.pk:
         raise FriendError(_("You cannot add yourself as a friend."), status=400)
     name = other.get_username()
+    # Under both people's row locks, as a block is made: a request and a block at once do not both pass.
     _lock_pair(from_user.pk, other.pk)
+    if blocked_between(from_user.pk, other.pk):
+        if Block.objects.filter(blocker_id=from_user.pk, blocked_id=other.pk).exists():
+            raise FriendError(
+                _("You have blocked %(name)s: unblock them on your preferences page first.") % {"name": name},
+                status=409,
+            )
+        # Blocked by them: answered as for nobody of that name (they are not told).
+        raise FriendError(_("There is no player called %(name)s.") % {"name": username}, status=404)
     low, high = sorted((from_user.pk, other.pk))
     if Friendship.objects.filter(user_low_id=low, user_high_id=high).exists():
         raise FriendError(_("You and %(name)s are already friends.") % {"name": name}, status=409)
@@ -327,3 +343,12 @@ def profile_set_time_zone(*, user: AbstractBaseUser, name: str) -> str:
     # After the commit: a request reading the cache between the two must not keep the old zone.
     transaction.on_commit(lambda: _cache_time_zone(user, name))
     return name
+
+
+def profile_set_play_settings(*, user_id: int, auto_commit: int | None, fast_computer: bool) -> None:
+    """Keep the person's play settings (checked by dicegame.play.games.play_settings_set, which applies
+    them to their games)."""
+    profile, _created = Profile.objects.get_or_create(user_id=user_id)
+    profile.auto_commit_seconds = auto_commit
+    profile.fast_computer = fast_computer
+    profile.save(update_fields=["auto_commit_seconds", "fast_computer"])

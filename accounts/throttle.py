@@ -6,7 +6,8 @@ per recipient and per client (notifications).
 
 django-axes gives one failure limit for all its counters; here each has its own (a few per account,
 more per address: a household or an office shares one), so the handler compares each counter with
-its limit. See docs/security.md.
+its limit (with axes' cache and its cache keys, undocumented: tests/test_private_names.py pins them).
+See docs/security.md.
 
 When the shared cache (Redis) cannot be reached, the counters fall back to this process's memory: logins
 keep working and are still throttled, per process, instead of every login answering 500 until Redis is

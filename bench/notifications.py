@@ -6,12 +6,13 @@
    subscribed (queueing "your turn" and the reminder, pinging both players' pages) and unsubscribed, so
    noise hits both alike; it prints both medians and p99s and the time the listener adds to a move.
 2. Sending. G games started, each with its first turn's "your turn" due for a person with one device on
-   a push service on this machine (an HTTP server in a thread, `tests/support/push_service.py`). The
-   clock's sender (`notifications.services.send_due`, batches of 100) encrypts each message to the
-   device's keys, signs it with the VAPID key and POSTs it; per notification it prints the median and
-   p99 (a batch's time over its size) and notifications a second, against the baseline measured in the
-   same run: a bare POST of the same size to the same push service with `requests`, as pywebpush makes it
-   (a new connection each).
+   a push service on this machine (an HTTP server in a thread, `tests/support/push_service.py`; plain
+   http on loopback, which the test settings allow). The clock's sender
+   (`notifications.services.send_due`: batches of 100, taking on more while pushes are under way, 2
+   quick pushes at once) encrypts each message to the device's keys, signs it with the VAPID key and POSTs
+   it (`notifications.transport`, a new connection each); per notification it prints the median and p99
+   (a call's time over the notifications it sent) and notifications a second, against the baseline
+   measured in the same run: a bare POST of the same size to the same push service with `requests`.
 
     .venv/bin/python bench/notifications.py [--moves M] [--games G] [--json PATH]
 """

@@ -203,15 +203,18 @@ def populate(args) -> None:
         standing[uid] = Profile.Standing.REVIEW
     for uid in rng.sample([u for u in ids[args.clients :] if u not in standing], max(1, args.players // 100)):
         standing[uid] = Profile.Standing.MARKED
+    opted_in = {uid for i, uid in enumerate(ids) if i == 0 or rng.random() < 0.6}
     Profile.objects.bulk_create(
         [
             Profile(
                 user_id=uid,
-                leaderboard_opt_in=i == 0 or rng.random() < 0.6,
+                leaderboard_opt_in=uid in opted_in,
+                # On the site-wide boards, their pages are for everyone (the model's constraint).
+                games_visible_to=Profile.Audience.EVERYONE if uid in opted_in else Profile.Audience.FRIENDS,
                 standing=standing.get(uid, Profile.Standing.GOOD),
                 last_seen=now,
             )
-            for i, uid in enumerate(ids)
+            for uid in ids
         ]
     )
     # Friends: a random graph, about `--friends` each (the active players more).

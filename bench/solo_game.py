@@ -1,13 +1,16 @@
 """Benchmark: the server round trip of the actions of whole solo games, against a bare view.
 
-Starts its own daphne server on a fresh SQLite file, then plays solo games over loopback as htmx does
-(HX-Request, X-CSRFToken, the `turn` and `roll` fields of `#game-form`): per turn roll, hold two dice,
-roll again, choose an enabled box, confirm. After every action it times a GET /bench/bare/ (a view
+Starts its own daphne server on a fresh SQLite file, then plays solo games over loopback exactly as the
+game page sends its actions (a solo game's page has no socket: the POST is its path): the session
+cookie, the X-CSRFToken header of the page's <body hx-headers>, HX-Request and HX-Current-URL, Origin
+and Referer, and the fields of the control's form as htmx sends them (`#game-form`'s token, `turn` and
+`roll`). Per turn: roll, hold two dice, roll again, choose an enabled box (a zero is asked about first,
+409, and the question's Yes writes it), confirm. After every action it times a GET /bench/bare/ (a view
 that does nothing, through the whole middleware stack), so machine noise hits the actions and the
 baseline alike. Prints the median and p90 per action kind and overall, and median(action) /
-median(baseline).
+median(baseline); with --runs, each run's ratio and their median.
 
-    .venv/bin/python bench/solo_game.py [--games N] [--max-seconds S] [--seed K]
+    .venv/bin/python bench/solo_game.py [--games N] [--runs R] [--max-seconds S] [--seed K]
 
 Standard library only. Never waits for an auto-commit: every turn chooses a box itself.
 """
@@ -19,6 +22,7 @@ import http.client
 import json
 import os
 import random
+import re
 import secrets
 import shutil
 import socket
@@ -92,9 +96,18 @@ class Client:
             self.conn = None
 
     def request(
-        self, method: str, path: str, *, fields: dict[str, str] | None = None, htmx: bool = False
+        self,
+        method: str,
+        path: str,
+        *,
+        fields: dict[str, str] | None = None,
+        htmx: bool = False,
+        page: str = "/",
+        token: str = "",
     ) -> tuple[int, dict[str, str], str, float]:
-        """Returns (status, headers, body, seconds). Reconnects once if the server closed the connection."""
+        """Returns (status, headers, body, seconds). Reconnects once if the server closed the connection.
+        `page` is the address of the page that sends the request, `token` its CSRF token (the page's
+        <body hx-headers>; else the cookie's)."""
         headers = {"Host": f"{HOST}:{self.port}"}
         if self.cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
@@ -102,12 +115,12 @@ class Client:
         if method == "POST":
             body = urlencode(fields or {})
             headers["Content-Type"] = "application/x-www-form-urlencoded"
-            headers["X-CSRFToken"] = self.cookies.get("csrftoken", "")
+            headers["X-CSRFToken"] = token or self.cookies.get("csrftoken", "")
             headers["Origin"] = f"http://{HOST}:{self.port}"
-            headers["Referer"] = f"http://{HOST}:{self.port}/"
+            headers["Referer"] = f"http://{HOST}:{self.port}{page}"
         if htmx:
             headers["HX-Request"] = "true"
-            headers["HX-Current-URL"] = f"http://{HOST}:{self.port}{path}"
+            headers["HX-Current-URL"] = f"http://{HOST}:{self.port}{page}"
         for attempt in (1, 2):
             conn = self._connection()
             try:
@@ -140,14 +153,20 @@ class BoardParser(HTMLParser):
         self.fields: dict[str, str] = {}
         self.enabled_boxes: list[str] = []
         self.boxes: list[str] = []
+        self.question = ""  # the box a zero's question is asked at
+        self.question_fields: dict[str, str] = {}  # its form's fields
         self._in_form = False
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
+        if tag == "tr" and "data-zero-question" in a:
+            self.question = a["data-zero-question"]
         if tag == "form" and a.get("id") == "game-form":
             self._in_form = True
         elif tag == "input" and self._in_form and a.get("type") == "hidden" and a.get("name"):
             self.fields[a["name"]] = a.get("value") or ""
+        elif tag == "input" and self.question and a.get("type") == "hidden" and a.get("name"):
+            self.question_fields.setdefault(a["name"], a.get("value") or "")
         elif tag == "button" and "data-box" in a:
             self.boxes.append(a["data-box"])
             if "disabled" not in a:
@@ -175,14 +194,16 @@ class Recorder:
         self.baseline: list[float] = []
 
     def action(
-        self, kind: str, path: str, fields: dict[str, str] | None = None
-    ) -> tuple[dict[str, str], str]:
-        status, headers, body, elapsed = self.client.request("POST", path, fields=fields, htmx=True)
-        if status != 200:
+        self, kind: str, path: str, fields: dict[str, str] | None = None, *, page: str = "/", token: str = ""
+    ) -> tuple[int, dict[str, str], str]:
+        status, headers, body, elapsed = self.client.request(
+            "POST", path, fields=fields, htmx=True, page=page, token=token
+        )
+        if status != 200 and not (status == 409 and 'data-zero-question="' in body):
             raise BenchError(f"{kind} {path} {fields} answered {status}: {body[:500]}")
         self.actions[kind].append(elapsed)
         self.healthz()
-        return headers, body
+        return status, headers, body
 
     def healthz(self) -> None:
         status, _headers, _body, elapsed = self.client.request("GET", BASELINE)
@@ -210,42 +231,58 @@ def ensure_csrf_cookie(client: Client) -> None:
     client.cookies["csrftoken"] = "".join(secrets.choice(alphabet) for _ in range(32))
 
 
+HX_HEADERS_RE = re.compile(r"""hx-headers='\{"X-CSRFToken": "([^"]+)"\}'""")
+
+
 def play_game(rec: Recorder, rng: random.Random, deadline: float) -> bool:
     """One solo game; False if the deadline stopped it before the end."""
-    headers, _body = rec.action("new", "/games/solo/")
+    _status, headers, _body = rec.action("new", "/games/solo/")
     location = headers.get("hx-redirect", "")
     try:
         game_id = int(location.rstrip("/").rsplit("/", 1)[-1])
     except ValueError:
         raise BenchError(f"POST /games/solo/ gave no game to go to (HX-Redirect: {location!r})") from None
     base = f"/games/{game_id}"
-    fields = {"turn": "1", "roll": "0"}
+    # The page the player acts on (not timed): its token for htmx's header, and its form's fields.
+    status, _headers, page_html, _elapsed = rec.client.request("GET", f"{base}/")
+    token = HX_HEADERS_RE.search(page_html)
+    if status != 200 or token is None:
+        raise BenchError(f"GET {base}/ answered {status} without the page's CSRF token")
+    token = token.group(1)
+    form = parse_board(page_html).fields
 
-    def act(kind: str, path: str, extra: dict[str, str] | None = None) -> BoardParser | None:
-        nonlocal fields
-        headers, body = rec.action(kind, path, {**fields, **(extra or {})})
+    def act(kind: str, path: str, fields: dict[str, str]) -> BoardParser | None:
+        nonlocal form
+        status, headers, body = rec.action(kind, path, fields, page=f"{base}/", token=token)
         if "hx-redirect" in headers:
             return None  # the game is over: htmx would load the finished page
         board = parse_board(body)
         if not {"turn", "roll"} <= board.fields.keys():
             raise BenchError(f"{kind} {path}: no #game-form fields in the answer")
-        fields = {"turn": board.fields["turn"], "roll": board.fields["roll"]}
+        if status == 200:
+            form = board.fields  # what the form holds now, as htmx sends it (its token is empty there)
         return board
 
     for turn in range(1, ROUNDS + 1):
         if time.monotonic() > deadline:
             return False
-        if fields["turn"] != str(turn):
-            raise BenchError(f"expected turn {turn}, the board shows {fields}")
-        act("roll", f"{base}/roll/")
+        if form["turn"] != str(turn):
+            raise BenchError(f"expected turn {turn}, the board shows {form}")
+        act("roll", f"{base}/roll/", form)
         for die in sorted(rng.sample(range(1, 6), 2)):
-            act("hold", f"{base}/hold/{die}/")
-        board = act("roll", f"{base}/roll/")
+            act("hold", f"{base}/hold/{die}/", form)
+        board = act("roll", f"{base}/roll/", form)
         if board is None or not board.enabled_boxes:
             raise BenchError(f"turn {turn}: no enabled box after the rolls")
-        # A random box may write 0 while another scores: the page asks, and this player says yes.
-        act("choose", f"{base}/choose/{rng.choice(board.enabled_boxes)}/", {"confirm_zero": "1"})
-        finished = act("confirm", f"{base}/confirm/") is None
+        box = rng.choice(board.enabled_boxes)
+        chosen = act("choose", f"{base}/choose/{box}/", form)
+        if chosen is not None and chosen.question:
+            # A zero while another box scores: asked at the box; the player's Yes (the question's own
+            # form) writes it at once, so no confirm follows.
+            fields = {**chosen.question_fields, "confirm_zero": "1", "write": "1"}
+            finished = act("choose", f"{base}/choose/{box}/", fields) is None
+        else:
+            finished = act("confirm", f"{base}/confirm/", form) is None
         if finished != (turn == ROUNDS):
             raise BenchError(f"turn {turn}: the game {'ended' if finished else 'did not end'} unexpectedly")
     return True
@@ -301,12 +338,15 @@ def report(rec: Recorder, games: int, elapsed: float) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=5, help="solo games to play (default 5)")
-    parser.add_argument("--max-seconds", type=float, default=120.0, help="stop after this long (default 120)")
+    parser.add_argument("--runs", type=int, default=3, help="measure this many times: the median (default 3)")
+    parser.add_argument(
+        "--max-seconds", type=float, default=120.0, help="stop a run after this long (default 120)"
+    )
     parser.add_argument("--seed", type=int, default=1, help="seed of the client's choices (holds, boxes)")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args(argv)
-    if args.games < 1:
-        parser.error("--games must be at least 1")
+    if args.games < 1 or args.runs < 1:
+        parser.error("--games and --runs must be at least 1")
 
     workdir = Path(tempfile.mkdtemp(prefix="penta-bench-"))
     server = DaphneServer(workdir, server_env(workdir / "bench.sqlite3"))
@@ -314,25 +354,46 @@ def main(argv: list[str] | None = None) -> int:
     try:
         server.migrate()
         server.start()
-        started = time.monotonic()
-        deadline = started + args.max_seconds
         rng = random.Random(args.seed)
         ensure_csrf_cookie(client)
         for _ in range(5):  # wake the connection and the view up; not counted
             client.request("GET", BASELINE)
-        rec = Recorder(client)
-        completed = 0
-        for _ in range(args.games):
-            if time.monotonic() > deadline or not play_game(rec, rng, deadline):
-                print(f"stopped at the {args.max_seconds:.0f} s limit", file=sys.stderr)
-                break
-            completed += 1
-        if not rec.action_count:
-            print("no action was measured", file=sys.stderr)
-            return 1
-        figures = report(rec, completed, time.monotonic() - started)
+        runs = []
+        for number in range(1, args.runs + 1):
+            load = os.getloadavg()[0]
+            print(f"\nrun {number} of {args.runs} (1-minute load average before it {load:.2f})")
+            rec = Recorder(client)
+            completed = 0
+            run_deadline = time.monotonic() + args.max_seconds
+            run_started = time.monotonic()
+            for _ in range(args.games):
+                if time.monotonic() > run_deadline or not play_game(rec, rng, run_deadline):
+                    print(f"stopped at the {args.max_seconds:.0f} s limit", file=sys.stderr)
+                    break
+                completed += 1
+            if not rec.action_count:
+                print("no action was measured", file=sys.stderr)
+                return 1
+            figures = report(rec, completed, time.monotonic() - run_started)
+            figures["load_before"] = load
+            runs.append(figures)
+        ratios = [r["overall_ratio"] for r in runs]
+        middle = statistics.median(ratios)
+        bare = statistics.median(r["baseline_median_ms"] for r in runs)
+        print()
+        print(
+            f"the median of {len(runs)} run(s): median(action)/median(bare view) = {middle:.2f} "
+            f"({', '.join(f'{x:.2f}' for x in ratios)}; target <= {TARGET_RATIO}): "
+            f"{'OK' if middle <= TARGET_RATIO else 'OVER TARGET'}"
+        )
+        for number, r in enumerate(runs, 1):
+            if r["baseline_median_ms"] > 1.5 * bare:
+                print(
+                    f"note: run {number}'s bare view was unusually slow ({r['baseline_median_ms']:.2f} ms "
+                    f"against a median of {bare:.2f} ms over the runs)"
+                )
         if args.json:
-            args.json.write_text(json.dumps(figures, indent=2))
+            args.json.write_text(json.dumps({"runs": runs, "median_ratio": middle}, indent=2))
         return 0
     except (BenchError, RuntimeError, OSError) as exc:
         print(f"bench failed: {exc}", file=sys.stderr)

@@ -45,7 +45,8 @@ def dispatch(messages: list[Message]) -> None:
 
 
 def event_loop() -> asyncio.AbstractEventLoop | None:
-    """The running event loop this thread works for (asgiref's sync_to_async records it), if any."""
+    """The running event loop this thread works for (asgiref's sync_to_async records it, in an
+    undocumented thread-local that tests/test_private_names.py pins), if any."""
     local = SyncToAsync.threadlocal
     if getattr(local, "main_event_loop_pid", None) != os.getpid():
         return None

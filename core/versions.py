@@ -33,16 +33,15 @@ import datetime as dt
 import hashlib
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from cachetools import LRUCache
 from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
 from django.utils.translation import get_language
 
-from core.prepared import PreparedSelect
 from dicegame import events
 from dicegame.models import CacheVersion, Game
 from dicegame.rules import days
@@ -93,27 +92,13 @@ def bump(*names: str) -> None:
         )
 
 
-# Every cached page reads its versions: the query is compiled once per connection for each number of
-# names (core.prepared). The samples: names no version has.
-_readers: dict[int, PreparedSelect] = {}
-
-
-def _reader(count: int) -> PreparedSelect:
-    reader = _readers.get(count)
-    if reader is None:
-        sample = tuple(f"-sample-7091931-{i}-" for i in range(count))
-        build = lambda *names: CacheVersion.objects.filter(name__in=names).only("name", "value").order_by()  # noqa: E731
-        reader = _readers.setdefault(count, PreparedSelect(build, sample))
-    return reader
-
-
 def read(names: Iterable[str]) -> dict[str, int | None]:
     """The current versions of these names, in one query: None for a person or a day never bumped. The
     site-wide versions start at their first reading (they are a handful: nobody makes rows by asking)."""
     names = set(names)
     if not names:
         return {}
-    found = {row.name: row.value for row in _reader(len(names)).fetch(*sorted(names))}
+    found = dict(CacheVersion.objects.filter(name__in=sorted(names)).values_list("name", "value"))
     if (names & GLOBAL) - found.keys():  # all of them at once: a new database pays this once
         CacheVersion.objects.bulk_create(
             [CacheVersion(name=n, value=_fresh()) for n in sorted(GLOBAL)], ignore_conflicts=True
@@ -138,18 +123,18 @@ def cache_key(key: str, versions: dict[str, int | None]) -> str:
 # themselves (no round trip, nothing to unpickle). They are shared by the requests: nobody changes them.
 # A player page alone keeps about ten (its sections' rows and their markup, per language): fifty people
 # reading their pages at once overflowed 1,000 and recomputed their statistics over and over
-# (bench/read_pages.py, fifty clients: a third of the requests a second).
+# (bench/read_pages.py, fifty clients: a third of the requests a second). cachetools' caches are not
+# thread-safe (its documentation: guard them with a lock), and the requests run on several threads.
 LOCAL_ENTRIES = 4000
-_local: OrderedDict[str, tuple] = OrderedDict()
+_local: LRUCache[str, tuple] = LRUCache(maxsize=LOCAL_ENTRIES)
 _local_lock = threading.Lock()
 
 
 def _get(key: str) -> tuple | None:
     with _local_lock:
-        boxed = _local.get(key)
-        if boxed is not None:
-            _local.move_to_end(key)
-            return boxed
+        boxed = _local.get(key)  # a hit is the most recently used now
+    if boxed is not None:
+        return boxed
     boxed = cache.get(key)  # (value,): a value may be None or empty
     if boxed is not None:
         _keep(key, boxed)
@@ -158,10 +143,7 @@ def _get(key: str) -> tuple | None:
 
 def _keep(key: str, boxed: tuple) -> None:
     with _local_lock:
-        _local[key] = boxed
-        _local.move_to_end(key)
-        while len(_local) > LOCAL_ENTRIES:
-            _local.popitem(last=False)
+        _local[key] = boxed  # the least recently used goes past LOCAL_ENTRIES
 
 
 def _set(key: str, boxed: tuple) -> None:
@@ -216,6 +198,10 @@ def cached[T](key: str, names: Iterable[str], compute: Callable[[], T], *, versi
     boxed = _get(full)
     if boxed is not None:
         return boxed[0]
+    # One request computes, the others wait: Django's own idiom, `cache.add` (atomic where the cache is
+    # shared: SET NX on Redis). dogpile.cache's lock would need the same of us, a mutex over Django's
+    # cache (it has no Django backend), and fits values that expire and are regenerated, not these,
+    # which are never stale under their versions: more code, not less.
     lock = full + ":lock"
     owner = cache.add(lock, 1, LOCK_SECONDS)
     if owner:

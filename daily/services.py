@@ -11,7 +11,6 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from core import versions
-from core.prepared import PreparedSelect
 from daily.models import DailyAttempt, DailySeed
 from dicegame import events
 from dicegame.actors import Actor
@@ -26,12 +25,6 @@ from dicegame.strategy.analysis import optimal_line
 
 DAYS_AHEAD = 7  # the commitments of today and the next 7 days are always published
 
-# Asked on every view of today's page: compiled once per connection (core.prepared).
-_PUBLISHED = PreparedSelect(
-    lambda first, last: DailySeed.objects.filter(date__gte=first, date__lte=last).only("date").order_by(),
-    (dt.date(1, 1, 2), dt.date(1, 1, 3)),
-)
-
 
 def today(now: dt.datetime | None = None) -> dt.date:
     """The challenge's date now (or at `now`) by the server's clock: the Europe/Amsterdam date."""
@@ -44,7 +37,7 @@ def publish_commitments(now: dt.datetime | None = None) -> int:
     once stored, is never redrawn. Returns how many were created."""
     first = today(now)
     wanted = [first + dt.timedelta(days=d) for d in range(DAYS_AHEAD + 1)]
-    have = {row.date for row in _PUBLISHED.fetch(wanted[0], wanted[-1])}
+    have = set(DailySeed.objects.filter(date__range=(wanted[0], wanted[-1])).values_list("date", flat=True))
     created = 0
     for date in wanted:
         if date in have:
@@ -118,18 +111,12 @@ def close_ended(*, date: dt.date | None = None, now: dt.datetime | None = None) 
     if date is not None:
         if date >= today(now):
             return 0
-        ids = [game.pk for game in _IN_PLAY_ON.fetch(date)]
+        games = Game.objects.filter(status=Game.Status.ACTIVE, daily_date=date)
+        ids = list(games.values_list("pk", flat=True))
     else:
         games = Game.objects.filter(status=Game.Status.ACTIVE, daily_date__lt=today(now))
         ids = list(games.values_list("pk", flat=True))
     return sum(game_settle(game_id=pk) for pk in ids)
-
-
-# Asked on every view of a day gone: compiled once per connection (core.prepared).
-_IN_PLAY_ON = PreparedSelect(
-    lambda date: Game.objects.filter(status=Game.Status.ACTIVE, daily_date=date).only("pk").order_by(),
-    (dt.date(1, 1, 2),),
-)
 
 
 def day_par(date: dt.date) -> int | None:

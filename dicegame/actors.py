@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from dicegame.models import Player
 
 GUEST_SESSION_KEY = "penta_guest"
+# A guest's play settings (an account's are on its Profile): {"auto_commit": seconds or None, "fast": bool}.
+PLAY_SETTINGS_SESSION_KEY = "penta_play"
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,11 @@ class Actor:
     user_id: int | None = None
     guest_key: str = ""
     name: str = ""
+    # A guest's play settings, from their session (an account's are read from its Profile when needed):
+    # the seconds to choose a box after the last roll (None: the site's default; 0: off), and whether
+    # the computer players move fast.
+    auto_commit: int | None = None
+    fast_computer: bool = False
 
     def owns(self, player: Player) -> bool:
         if player.is_bot:
@@ -51,4 +58,10 @@ def actor_from_request(request: HttpRequest, *, create_guest: bool = False) -> A
     if not key and create_guest:
         key = secrets.token_urlsafe(24)
         request.session[GUEST_SESSION_KEY] = key
-    return Actor(guest_key=key, name=_("Guest"))
+    chosen = request.session.get(PLAY_SETTINGS_SESSION_KEY) or {}
+    return Actor(
+        guest_key=key,
+        name=_("Guest"),
+        auto_commit=chosen.get("auto_commit"),
+        fast_computer=bool(chosen.get("fast")),
+    )

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from dicegame.models import Game, Player, Turn
+    from dicegame.offers import Challenge
 
 # A change that leaves the position as it was: which dice are held, the box chosen (not yet written),
 # a screen opening or closing. Any other change is None ("anything may have changed").
@@ -121,3 +122,30 @@ class AccountMarked:
 
     user_id: int
     since: Any  # a datetime
+
+
+@dataclass(frozen=True)
+class ChallengeSent:
+    """A person was challenged to a game (inside that transaction): beside the live notice
+    (`PersonNotified`), a push reaches them if they are away."""
+
+    challenge: Challenge
+
+
+@dataclass(frozen=True)
+class InboxChanged:
+    """What waits for these people changed (a challenge sent, answered, cancelled or expired; an
+    invitation; a seek paired), inside that transaction: after the commit their open pages ask for their
+    inbox and its count again, as they do when a turn starts."""
+
+    user_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class AccountErased:
+    """An account's personal data goes (accounts.erasure, at the end of its deletion's grace period),
+    inside that transaction: each app forgets what it keeps about the person (the notifications their
+    devices, address and queue; fair play the signals no open case needs; problem reports who sent
+    them; chat, once it exists, their lines). Their games, ratings and records stay, anonymised."""
+
+    user_id: int

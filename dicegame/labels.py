@@ -1,6 +1,7 @@
 """What the screens call things, in the viewer's language: the boxes, the computer players, a hold (the
 rules and the strategy know only Box members, strengths and dice values)."""
 
+from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -61,6 +62,15 @@ def move_time_label(seconds: int | None) -> str:
     return _("%(n)d hours") % {"n": round((seconds or 0) / 3600)}
 
 
+def pace_label(*, move_seconds: int | None, turn_seconds: int | None) -> str:
+    """ "Correspondence, a day a move", or a live game's turn timer, for lists, invitations and offers."""
+    if move_seconds:
+        return _("Correspondence, %(time)s a move") % {"time": move_time_label(move_seconds)}
+    if turn_seconds:
+        return _("Live, %(s)d s a turn") % {"s": turn_seconds}
+    return _("Live")
+
+
 def correspondence_rule() -> str:
     """The rule of correspondence games in plain words, shown wherever one is offered or played."""
     return _(
@@ -68,3 +78,18 @@ def correspondence_rule() -> str:
         "computer, and %(missed)d missed in a row forfeit the seat, as leaving does. A game nobody moves "
         "in for %(days)d days ends as it stands."
     ) % {"missed": MISSED_MOVES_FORFEIT, "days": IDLE_END_SECONDS // (24 * 3600)}
+
+
+def by_when(moment, now=None) -> str:
+    """A time to act by, as a person says it, in the zone the page shows times in: "by 21:40", "by
+    21:40 tomorrow", "by 21:40 on Friday" within the week, else "by 3 Jun 2026, 21:40"."""
+    local = timezone.localtime(moment)
+    days = (local.date() - timezone.localtime(now or timezone.now()).date()).days
+    time = formats.time_format(local, "H:i")
+    if days <= 0:
+        return _("by %(time)s") % {"time": time}
+    if days == 1:
+        return _("by %(time)s tomorrow") % {"time": time}
+    if days < 7:
+        return _("by %(time)s on %(day)s") % {"time": time, "day": formats.date_format(local, "l")}
+    return _("by %(date)s") % {"date": formats.date_format(local, "SHORT_DATETIME_FORMAT")}

@@ -12,7 +12,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from dicegame.labels import bot_name, box_label, correspondence_rule, move_time_label
+from dicegame.labels import bot_name, box_label, correspondence_rule, pace_label
 from dicegame.rules import days
 from dicegame.rules.scoring import Scoresheet
 from dicegame.rules.turn import IDLE_END_SECONDS
@@ -90,6 +90,9 @@ class Game(models.Model):
     # the game under its lock, so a move learns whether its position is worth working out without
     # asking anything else (it was a Redis read for every roll and confirm).
     win_bar_wanted = models.BooleanField(default=False)
+    # The computer players move at the fast pace (kernel.bot_pace): a person's lasting choice, for the
+    # games against the computer and on one device of theirs.
+    fast_computer = models.BooleanField(default=False, db_default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -176,11 +179,9 @@ class Game(models.Model):
     @property
     def pace_label(self) -> str:
         """ "Correspondence, a day a move", or the live game's turn timer, for lists and invitations."""
-        if self.is_correspondence:
-            return _("Correspondence, %(time)s a move") % {"time": move_time_label(self.move_seconds)}
-        if self.turn_seconds:
-            return _("Live, %(s)d s a turn") % {"s": self.turn_seconds}
-        return _("Live")
+        return pace_label(
+            move_seconds=self.move_seconds if self.is_correspondence else None, turn_seconds=self.turn_seconds
+        )
 
     @property
     def pace_rule(self) -> str:
@@ -245,6 +246,14 @@ class Player(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     controller_guest_key = models.CharField(max_length=64, blank=True, db_index=True)
+    # A seat kept for a person challenged to a correspondence game who has not accepted yet
+    # (dicegame.offers.Challenge): no clock runs for it, the computer never plays it, and it is not yet
+    # one of their games (nor their turn, nor one of their 50).
+    challenged = models.BooleanField(default=False, db_default=False)
+    # This seat's time to choose a box after the last roll, before the computer writes it (play.moves):
+    # None the site's default (PENTA_AUTO_COMMIT_SECONDS), 0 none (off), else seconds. Its person's
+    # setting, as far as the game allows (play.kernel.seat_auto_commit).
+    auto_commit_seconds = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["game", "seat"]
@@ -443,3 +452,7 @@ class CacheVersion(models.Model):
 
     def __str__(self):
         return f"{self.name} v{self.value}"
+
+
+# The offers of a game (challenges, seeks), in a module of their own, registered with the app here.
+from dicegame.offers import Challenge, Seek  # noqa: E402, F401

@@ -1,5 +1,6 @@
 """The review queue: flagged accounts, and accounts found fed by others, with their evidence; staff clear
-or mark (nothing else changes a case here: every figure is the machine's)."""
+or mark (nothing else changes a case here: every figure is the machine's). Beside it, the reports about
+people, on which staff rename, mute or close an account."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from django.urls import path, reverse
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
-from fairplay import selectors, services
-from fairplay.models import WAITING_AS_FED, Case
+from accounts.blocks import BlockError
+from accounts.models import Profile
+from fairplay import reports, selectors, services
+from fairplay.models import WAITING_AS_FED, Case, PersonReport
 
 
 class WaitingFilter(admin.SimpleListFilter):
@@ -117,3 +120,67 @@ class CaseAdmin(admin.ModelAdmin):
         except services.FairPlayError as exc:
             messages.error(request, exc.message)
         return HttpResponseRedirect(reverse("admin:fairplay_case_evidence", args=[case_id]))
+
+
+@admin.register(PersonReport)
+class PersonReportAdmin(admin.ModelAdmin):
+    """Reports about people, beside the cases: staff read one, then rename the account (an offensive
+    name), mute it (no friend requests, invitations, challenges or chat), close it, or close the
+    report."""
+
+    list_display = ("id", "created_at", "status", "reason", "reported_name", "reporter", "game")
+    list_filter = ("status", "reason")
+    search_fields = ("reported_name", "reported__username", "reporter__username", "message")
+    list_select_related = ("reported", "reporter")
+    ordering = ("status", "-created_at")
+
+    def has_add_permission(self, request):
+        return False
+
+    def get_urls(self):
+        own = [
+            path(
+                "<int:report_id>/handle/",
+                self.admin_site.admin_view(self.handle_view),
+                name="fairplay_personreport_handle",
+            )
+        ]
+        return own + super().get_urls()
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        return HttpResponseRedirect(reverse("admin:fairplay_personreport_handle", args=[object_id]))
+
+    def handle_view(self, request: HttpRequest, report_id: int):
+        report = get_object_or_404(PersonReport.objects.select_related("reported", "reporter"), pk=report_id)
+        if not self.has_view_permission(request, report):
+            raise PermissionDenied
+        status = 200
+        if request.method == "POST":
+            if not self.has_change_permission(request, report):
+                raise PermissionDenied
+            try:
+                done = reports.staff_act(
+                    report,
+                    by=request.user,
+                    action=request.POST.get("action", ""),
+                    name=request.POST.get("name", ""),
+                    note=request.POST.get("note", ""),
+                )
+            except BlockError as exc:
+                messages.error(request, exc.message)
+                status = exc.status
+            else:
+                messages.success(request, done)
+                return HttpResponseRedirect(reverse("admin:fairplay_personreport_handle", args=[report_id]))
+        profile = Profile.objects.filter(user_id=report.reported_id).first()
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": _("Report about %(name)s") % {"name": report.reported_name},
+            "report": report,
+            "muted": bool(profile and profile.muted_at),
+            "others": PersonReport.objects.filter(reported_id=report.reported_id).exclude(pk=report.pk)[:20],
+            "case": Case.objects.filter(user_id=report.reported_id).first(),
+            "can_act": self.has_change_permission(request, report),
+        }
+        return TemplateResponse(request, "admin/fairplay/person_report.html", context, status=status)

@@ -9,8 +9,11 @@ class FairplayConfig(AppConfig):
 
     def ready(self):
         # Imported here: an app's modules load once every app's models have.
+        from dicegame import events
         from dicegame.play import sweeper
-        from fairplay import services
+        from fairplay import reports, services
+
+        events.subscribe(events.AccountErased, reports.on_account_erased)
 
         # In the clock process, apart from the games' own sweep: assessing a game replays its analysis,
         # which no player's action should wait for.

@@ -6,7 +6,6 @@ Nothing here is shown to anyone but staff: the signals are private, as online po
 from __future__ import annotations
 
 import datetime as dt
-import zlib
 
 import numpy as np
 from django.conf import settings
@@ -45,7 +44,8 @@ class GameSignals(models.Model):
     time_log_squares = models.FloatField(default=0.0)
     hidden = models.PositiveSmallIntegerField(default=0, help_text="turns with the page hidden")
     evidence = models.FloatField(help_text="the game's own evidence (natural log of a likelihood ratio)")
-    # The likelihood table (fairplay.model.likelihood_table): float32, zlib-compressed; tables add up.
+    # The informative decisions' records (fairplay.model.records), zlib-compressed: an account's
+    # evidence is fitted on all of its games' records together.
     table = models.BinaryField()
     # Per informative decision: [seconds or null, points lost, best?], for the review's chart.
     points = models.JSONField(default=list)
@@ -61,21 +61,19 @@ class GameSignals(models.Model):
         return f"{self.user} in game {self.game_id}: {self.evidence:.1f}"
 
     @staticmethod
-    def pack(table: np.ndarray) -> bytes:
-        return zlib.compress(np.nan_to_num(table, neginf=-1e30).astype(np.float32).tobytes())
+    def pack(rows: np.ndarray) -> bytes:
+        return M.pack(rows)
 
     @property
     def signals(self) -> M.GameSignals:
-        table = np.frombuffer(zlib.decompress(bytes(self.table)), dtype=np.float32).astype(np.float64)
-        table = table.reshape(M.empty_table().shape)
-        table[table <= -1e29] = -np.inf
         return M.GameSignals(
             decisions=self.decisions,
             best=self.best,
             loss=self.loss,
-            table=table,
+            records=M.unpack(bytes(self.table)),
             times=M.TimeStats(self.timed, self.time_log_sum, self.time_log_squares),
             hidden=self.hidden,
+            evidence=self.evidence,
         )
 
     @property
@@ -166,3 +164,48 @@ class Case(models.Model):
 WAITING_AS_FED = Q(fed_at__isnull=False, status__in=[Case.Status.OPEN, Case.Status.CLEARED]) & (
     Q(reviewed_at__isnull=True) | Q(fed_at__gt=F("reviewed_at"))
 )
+
+
+class PersonReport(models.Model):
+    """A person reported by another (cheating, abuse, an offensive name), maybe with a game of the two:
+    in staff's queue beside the fair-play cases. Staff may rename the account, mute it or close it
+    (fairplay.admin), and close the report."""
+
+    class Reason(models.TextChoices):
+        CHEATING = "cheating", _("Cheating")
+        ABUSE = "abuse", _("Abuse or harassment")
+        NAME = "name", _("An offensive name")
+
+    class Status(models.TextChoices):
+        NEW = "new", _("New")
+        SEEN = "seen", _("Seen")
+        CLOSED = "closed", _("Closed")
+
+    reporter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reported = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    # The name the reported account had when reported (an offensive name may be changed since).
+    reported_name = models.CharField(max_length=150)
+    reason = models.CharField(max_length=8, choices=Reason)
+    message = models.TextField(max_length=2000, blank=True)
+    # Only a game the reporter could see, with the reported person in it, is kept.
+    game = models.ForeignKey(
+        "dicegame.Game", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    status = models.CharField(max_length=8, choices=Status, default=Status.NEW, db_index=True)
+    handled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = _("report about a person")
+        verbose_name_plural = _("reports about people")
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["reported", "status"])]
+
+    def __str__(self):
+        return f"report {self.pk} about {self.reported_name} ({self.reason})"

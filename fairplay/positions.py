@@ -1,47 +1,22 @@
 """A seat's decisions as the fair-play model reads them (`fairplay.model.Decision`), from a stored
-analysis or from a simulated game: the best choices' values, the choice taken, and whether it is what
-a rule of thumb takes (the medium computer's choice, the points-now choice). Pure."""
+analysis: the best choices' values, the choice taken, its kind, and which of the panel's rules of thumb
+(`fairplay.habits`) take it; and each decision's time from the turn's clock. Pure."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
 from dicegame.rules.scoring import Box, Scoresheet
-from dicegame.strategy.analysis import ALTERNATIVES
-from dicegame.strategy.bots import greedy_policy, heuristic_strategy
-from dicegame.strategy.decisions import Choice
-from fairplay.model import Decision
+from fairplay import model as M
+from fairplay.habits import agreeing
+from fairplay.model import BOX, HOLD_FIRST, HOLD_SECOND, Decision
 
 
-def habits(sheet: Scoresheet, dice: tuple[int, ...], rolls_left: int) -> tuple[object, object]:
-    """What the rules of thumb take here: (the medium computer's choice, the points-now choice), each a
-    Box after the last roll or the sorted dice to hold before it."""
-    if rolls_left == 0:
-        return heuristic_strategy().best_box(sheet, dice), greedy_policy().best_box(sheet, dice)
-    return heuristic_strategy().best_keep(sheet, dice, rolls_left), greedy_policy().best_keep(
-        sheet, dice, rolls_left
-    )
-
-
-def target(choice: Choice):
-    return choice.box if choice.box is not None else choice.keep
-
-
-def from_choices(
-    choices: Sequence[Choice], k: int, seconds: float | None, sheet: Scoresheet, dice, rolls_left: int
-) -> Decision:
-    """The decision of taking choices[k] (the optimal strategy's choices, best first)."""
-    thumb, greedy = habits(sheet, tuple(dice), rolls_left)
-    taken = target(choices[k])
-    top = tuple(c.expected_total for c in choices[:ALTERNATIVES])
-    return Decision(
-        top,
-        k if k < ALTERNATIVES else None,
-        choices[k].expected_total,
-        seconds,
-        thumb=taken == thumb,
-        greedy=taken == greedy,
-    )
+def kind_of(kind: str, roll: int) -> int:
+    """The model's kind of a decision: a hold after the first or the second roll, or a box."""
+    if kind == "box":
+        return BOX
+    return HOLD_FIRST if roll == 1 else HOLD_SECOND
 
 
 def _taken(choice: Mapping):
@@ -65,17 +40,19 @@ def from_analysis(
             rolls_left = 0 if d["kind"] == "box" else 3 - d["roll"]
             taken = _taken(d["chosen"])
             if d.get("counted", True):
-                thumb, greedy = habits(sheet, dice, rolls_left)
                 alternatives = d["alternatives"]
                 chosen = next((k for k, a in enumerate(alternatives) if _taken(a) == taken), None)
+                values = tuple(float(a["value"]) for a in alternatives)
+                informative = len(values) > 1 and values[0] - values[1] >= M.MARGIN
                 out.append(
                     Decision(
-                        tuple(float(a["value"]) for a in alternatives),
+                        values,
                         chosen,
                         float(d["chosen"]["value"]),
                         times[i] if i < len(times) else None,
-                        thumb=taken == thumb,
-                        greedy=taken == greedy,
+                        kind=kind_of(d["kind"], d["roll"]),
+                        # The panel is asked only where the answer can matter.
+                        rules=agreeing(sheet, dice, rolls_left, taken) if informative else 0,
                     )
                 )
             if d["kind"] == "box":

@@ -134,6 +134,7 @@ def rules() -> dict:
     """The model's numbers, for the fair-play page (in the page's language's number format)."""
     return {
         "margin": number_format(M.MARGIN, 1),
+        "allowance": round(100 * M.ALLOWANCE),
         "min_games": M.MIN_SUSPICIOUS_GAMES,
         "min_share": round(100 * M.MIN_SUSPICIOUS_SHARE),
         "flag_evidence": number_format(M.FLAG_EVIDENCE, 0),

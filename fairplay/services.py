@@ -151,7 +151,7 @@ def assess_game(game_id: int) -> set[int]:
                     time_log_squares=sig.times.squares,
                     hidden=sig.hidden,
                     evidence=round(sig.evidence, 3),
-                    table=GameSignals.pack(sig.table),
+                    table=GameSignals.pack(sig.records),
                     points=points,
                 )
         except IntegrityError:  # another sweep stored it first

@@ -6,3 +6,9 @@ class FeedbackConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "feedback"
     verbose_name = _("Problem reports")
+
+    def ready(self):
+        from dicegame import events
+        from feedback import services
+
+        events.subscribe(events.AccountErased, services.on_account_erased)

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils.translation import gettext as _
 
+from dicegame import events
 from dicegame.actors import Actor
 from dicegame.models import Game
 from dicegame.play.selectors import game_visible
@@ -155,3 +156,11 @@ def report_submit(*, actor: Actor, address: str | None, message: str, email: str
         user_agent=context.user_agent,
     )
     return report
+
+
+def on_account_erased(event: events.AccountErased) -> None:
+    """An erased account's problem reports stay for what they say about the site, without who sent them
+    (their account, address and browser)."""
+    Report.objects.filter(user_id=event.user_id).update(
+        user=None, email="", guest_key="", client_address=None, user_agent=""
+    )

@@ -4,9 +4,12 @@ logged-in page.
 Thin. The game socket checks the right to see the game (`selectors.game_visible`, the same rule as
 the page), registers the screen (`live.presence`), and then forwards the pushes rendered after each
 change (`live.pushes`) without touching the database; it reads the database only to draw a whole board
-(on opening, when the screen missed a version, on the page's "sync"). Actions sent on it go through
-the same play services as the HTTP views. Every message is rate limited (`limits`) and checked by type
-(`protocol`) before anything acts on it; a refused one gets an error frame and changes nothing.
+(on opening, when the screen missed a version, on the page's "sync"). A page with this socket open sends
+its actions on it (docs/live-play.md): the same fields as the POST, through the same play services as
+the HTTP views, the actor taken from the session as there; the screen's new board comes with the push,
+and the answer (`answers`) echoes the action's id with what the POST's answer adds (a refusal: its 409
+answer). Every message is rate limited (`limits`) and checked by type (`protocol`) before anything acts
+on it; a refused one gets an error frame and changes nothing.
 
 Close codes (the page does not reconnect after these): 4401 log in first, 4404 not your game,
 4409 another tab took the seat, 4429 too many messages, 4430 too many open screens.
@@ -14,7 +17,9 @@ Close codes (the page does not reconnect after these): 4401 log in first, 4404 n
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 import time
 from urllib.parse import parse_qs
 
@@ -24,7 +29,7 @@ from channels.db import database_sync_to_async
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
-from django.http import Http404
+from django.http import Http404, HttpRequest
 from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
@@ -35,13 +40,17 @@ from dicegame.actors import GUEST_SESSION_KEY, Actor
 from dicegame.errors import GameActionError
 from dicegame.models import Game
 from dicegame.play import lobby, rooms, selectors
+from dicegame.screen import regions
 from dicegame.screen.state import board_state
 from dicegame.screen.view import viewer_seat
-from live import limits, presence, protocol, pushes
+from live import answers, limits, presence, protocol, pushes
 from live.db_threads import in_db_thread
 from notifications.notices import NOTICE_TEMPLATE, event_html, user_group
 from winprob import live as winprob_live
 
+# How a game page's action frame begins (its object has `action` first): such a frame waits for its
+# rate limit's token instead of being dropped (`limits`), read no further.
+ACTION_FRAME = re.compile(r'\{\s*"action"\s*:\s*"(?:roll|hold|choose|confirm|hurry|take_back)"')
 CLOSE_LOGIN_REQUIRED = 4401
 CLOSE_NOT_ALLOWED = 4404
 CLOSE_TAKEN_OVER = 4409
@@ -57,21 +66,16 @@ def actor_from_scope(scope) -> Actor:
 
 
 def scope_language(scope) -> str:
-    """The page's language: the language cookie, else Accept-Language, else the default."""
-    cookie = (scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME, "")
-    candidates = [cookie]
-    for name, value in scope.get("headers") or []:
-        if name == b"accept-language":
-            header = value.decode("latin-1")
-            candidates += [code for code, _q in translation.trans_real.parse_accept_lang_header(header)]
-    for candidate in candidates:
-        if not candidate:
-            continue
-        try:
-            return translation.get_supported_language_variant(candidate)
-        except LookupError:
-            continue
-    return settings.LANGUAGE_CODE
+    """The page's language, found as the page's own was (LocaleMiddleware's
+    `get_language_from_request`): the language cookie, else Accept-Language, else the default."""
+    request = HttpRequest()
+    request.COOKIES = scope.get("cookies") or {}
+    accepted = [
+        value.decode("latin-1") for name, value in scope.get("headers") or [] if name == b"accept-language"
+    ]
+    if accepted:
+        request.META["HTTP_ACCEPT_LANGUAGE"] = ",".join(accepted)  # as Django's ASGI request joins them
+    return translation.get_language_from_request(request)
 
 
 def _turn_action(name):
@@ -82,7 +86,16 @@ def _turn_action(name):
         if name == "hold":
             return play.turn_toggle_hold(game_id=game_id, actor=actor, turn=turn, roll=roll, die=msg["die"])
         if name == "choose":
-            return play.turn_choose_box(game_id=game_id, actor=actor, turn=turn, roll=roll, box=msg["box"])
+            # A zero is asked about first unless the question was answered yes, as for the POST.
+            return play.turn_choose_box(
+                game_id=game_id,
+                actor=actor,
+                turn=turn,
+                roll=roll,
+                box=msg["box"],
+                confirm_zero=bool(msg["confirm_zero"]),
+                write=bool(msg["write"]),
+            )
         return play.turn_confirm(game_id=game_id, actor=actor, turn=turn, roll=roll)
 
     return run
@@ -141,10 +154,15 @@ class _LimitedSocket(AsyncWebsocketConsumer):
             # its Connection row would otherwise count against the caps until the process dies.
             await self.disconnect(None)
 
-    async def _allowed(self) -> bool:
-        """Take a token for the message just received; False: it is dropped (and maybe the socket)."""
+    async def _allowed(self, text_data: str | None = None) -> bool:
+        """Take a token for the message just received; False: it is dropped (and maybe the socket). A
+        game page's action over the rate waits for its token first (`limits`)."""
         if self.closing:
             return False
+        if self.limiter is not None and text_data is not None and ACTION_FRAME.match(text_data):
+            deadline = time.monotonic() + limits.ACTION_PATIENCE
+            while (wait := self.limiter.wait()) > 0 and time.monotonic() + wait <= deadline:
+                await asyncio.sleep(wait + 0.001)
         verdict = self.limiter.check() if self.limiter is not None else limits.ALLOW
         if verdict == limits.ALLOW:
             return True
@@ -169,10 +187,10 @@ class _LimitedSocket(AsyncWebsocketConsumer):
         await self.close(code=limits.CLOSE_FLOODING)
         return False
 
-    async def send_error(self, message, *, status: int) -> None:
-        await self.send(text_data=self.render_error(message, status))
+    async def send_error(self, message, *, status: int, answer_id: int | None = None) -> None:
+        await self.send(text_data=self.render_error(message, status, answer_id))
 
-    def render_error(self, message, status: int) -> str:
+    def render_error(self, message, status: int, answer_id: int | None = None) -> str:
         raise NotImplementedError
 
     def release_limits(self) -> None:
@@ -251,12 +269,12 @@ class GameConsumer(_LimitedSocket):
 
     async def receive(self, text_data=None, bytes_data=None):
         received_at = time.time()
-        if self.opened is None or not await self._allowed():
+        if self.opened is None or not await self._allowed(text_data):
             return
         try:
             message = protocol.parse(text_data, bytes_data)
         except protocol.BadMessage as exc:
-            await self.send_error(exc.message, status=exc.status)
+            await self.send_error(exc.message, status=exc.status, answer_id=exc.answer_id)
             return
         name = message["action"]
         if name == "ping":
@@ -264,20 +282,27 @@ class GameConsumer(_LimitedSocket):
         if name == "sync":
             await self.send_board(force=True)
             return
-        try:
-            await self._act(ACTIONS[name], message, received_at)
-        except GameActionError as exc:
-            await self.send_error(exc.message, status=exc.status)
+        html, version = await self._act(name, message, received_at)
+        if version > self.version:
+            # A refusal's whole board: the pushes that follow build on it.
+            self.version = version
+        await self.send(text_data=html)
 
     # On the sockets' database threads (live.db_threads): a move waiting on the database holds up no
     # other game's. Wrapped once with the class, not for every action (asgiref's wrapper binds like a
     # method).
     @in_db_thread
-    def _act(self, action, message: dict, received_at: float):
+    def _act(self, name: str, message: dict, received_at: float) -> tuple[str, int]:
+        """The action applied, or refused; its answer (live.answers) and the version of the whole board
+        a refusal's answer carries (-1: an applied action's answer carries none: its push follows)."""
         metrics.action_waited(received_at, time.time())
         # In the screen's language: a refusal's message is made by the service, in the database thread.
         with translation.override(self.language):
-            return action(self.game_id, self.actor, message)
+            try:
+                game = ACTIONS[name](self.game_id, self.actor, message)
+            except GameActionError as exc:
+                return answers.refused(self.game_id, self.actor, self.token, exc, message=message)
+            return answers.applied(game, self.actor, name=name, message=message), -1
 
     # -- events from the channel layer -------------------------------------------------------------
 
@@ -380,10 +405,10 @@ class GameConsumer(_LimitedSocket):
         bar = winprob_live.board_bar(state, seat, self.wants_bar, self.language)
         return html + bar, game.version, bool(bar)
 
-    def render_error(self, message, status: int) -> str:
+    def render_error(self, message, status: int, answer_id: int | None = None) -> str:
         with translation.override(self.language):
-            context = {"error": str(message), "oob": True, "status": status}
-            return render_to_string("dicegame/message.html#messages", context)
+            answer = answers.marker(answer_id, status=status)
+            return regions.messages((), str(message), oob=True, answer=answer)
 
 
 class NotificationConsumer(_LimitedSocket):
@@ -452,6 +477,6 @@ class NotificationConsumer(_LimitedSocket):
         """A notice for this player (`notices.notify_user`), in this page's language."""
         await self.send(text_data=event_html(event, self.language))
 
-    def render_error(self, message, status: int) -> str:
+    def render_error(self, message, status: int, answer_id: int | None = None) -> str:
         with translation.override(self.language):
             return render_to_string(NOTICE_TEMPLATE, {"text": str(message), "error": True})

@@ -39,8 +39,9 @@ class LocalFirstPubSubLayer(RedisPubSubChannelLayer):
         at once, the rest published through one pipeline per shard.
 
         Built on channels-redis 4.3's pub/sub internals (its shards, their lock and client, the name of a
-        group's channel; pyproject pins below 5): what `send` and `group_send` do for one message, for
-        many. `tests/live/test_layer.py` checks it against two layers on a real Redis.
+        group's channel; tests/test_private_names.py pins the version they were checked in): what
+        `send` and `group_send` do for one message, for many. `tests/live/test_layer.py` checks it
+        against two layers on a real Redis.
 
         A pipeline that fails is tried once more, the others are still sent, and then the first
         error is raised: a pooled connection that Redis dropped (it restarted) fails its first command,

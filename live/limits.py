@@ -4,9 +4,12 @@ Every message a socket receives first takes a token from two buckets: the socket
 person's (all of that person's sockets on this process together), before it is even parsed. Without a
 token the message is dropped unread; the socket is told so by an error frame (at most one a second),
 and a socket whose refusals pile up to `PENTA_SOCKET_ABUSE_LIMIT` (each forgotten after about a
-second) is closed with CLOSE_FLOODING. Opening sockets is limited too, per person: a client that
-reconnects as fast as it is closed is refused before any database work. A person playing at human
-speed never comes near the limits.
+second) is closed with CLOSE_FLOODING. A game page's action (its frame begins as the page writes it,
+`{"action": "roll"...`) over the rate is not dropped but waits for its tokens, up to ACTION_PATIENCE:
+the page sends one action at a time, so a person tapping faster than the rate is slowed, never
+refused, and a client that floods actions is served at the rate while TCP holds the rest back
+(`PENTA_SOCKET_QUEUE`). Opening sockets is limited too, per person: a client that reconnects as fast
+as it is closed is refused before any database work.
 
 The buckets live in this process's memory: a token bucket is a rate, and a rate is per process. The
 caps on open sockets, which need every process's count, are in `presence`."""
@@ -20,6 +23,8 @@ from django.conf import settings
 
 CLOSE_FLOODING = 4429
 ERROR_FRAME_INTERVAL = 1.0  # seconds between two "slow down" frames to one socket
+# At most this long an action waits for its tokens (beyond it, it is dropped as any other message).
+ACTION_PATIENCE = 1.0
 
 
 class TokenBucket:
@@ -41,6 +46,11 @@ class TokenBucket:
             self.tokens -= 1.0
             return True
         return False
+
+    def wait(self, now: float) -> float:
+        """Seconds until a token is there (0: now), taking none."""
+        tokens = min(self.burst, self.tokens + max(0.0, now - self.stamp) * self.rate)
+        return 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.rate if self.rate > 0 else float("inf")
 
 
 @dataclass
@@ -93,6 +103,11 @@ class SocketLimiter:
             self.last_told = now
             return TELL
         return DROP
+
+    def wait(self, now: float | None = None) -> float:
+        """Seconds until both buckets hold a token (0: now)."""
+        now = time.monotonic() if now is None else now
+        return max(self.bucket.wait(now), self._shared.bucket.wait(now))
 
     def release(self) -> None:
         self._shared.sockets -= 1

@@ -34,6 +34,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import Profile
+from accounts.selectors import hidden_from
 from dicegame import events
 from dicegame.actors import Actor
 from dicegame.models import Game, Player
@@ -311,9 +312,13 @@ def sweep_dead_processes(now: datetime | None = None) -> int:
 # -- reads ------------------------------------------------------------------------------------------------
 
 
-def online_user_ids(user_ids) -> set[int]:
-    """Those of `user_ids` with an open socket held by a live process."""
+def online_user_ids(user_ids, *, viewer_id: int | None = None) -> set[int]:
+    """Those of `user_ids` with an open socket held by a live process; seen by `viewer_id`, never one
+    a block stands between them and (a blocked person does not see the other's presence, either way)."""
     ids = list(user_ids)
+    if viewer_id is not None and ids:
+        hidden = hidden_from(viewer_id)
+        ids = [uid for uid in ids if uid not in hidden]
     if not ids:
         return set()
     return set(

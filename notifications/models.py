@@ -21,6 +21,9 @@ class PushSubscription(models.Model):
     language = models.CharField(max_length=8, default="en")
     created_at = models.DateTimeField(auto_now_add=True)
     last_sent_at = models.DateTimeField(null=True, blank=True)
+    # Its failure budget (notifications.pushing): pushes failed in a row, since the first of them.
+    failures = models.PositiveIntegerField(default=0)
+    failing_since = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["created_at", "pk"]
@@ -54,6 +57,9 @@ class Notification(models.Model):
         REMINDER = "reminder", _("Time almost up")
         DIGEST = "digest", _("Daily digest")
         CONFIRM = "confirm", _("Address confirmation")
+        CHALLENGE = "challenge", _("A challenge")
+        # To an address typed on "forgot password", known or not (no user): the sweep finds its accounts.
+        RESET = "reset", _("Password reset")
 
     class State(models.TextChoices):
         PENDING = "pending", _("Pending")
@@ -61,14 +67,20 @@ class Notification(models.Model):
         SKIPPED = "skipped", _("Not needed any more")
         FAILED = "failed", _("Failed")
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     kind = models.CharField(max_length=16, choices=Kind)
     game = models.ForeignKey(
         "dicegame.Game", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
     turn_number = models.PositiveSmallIntegerField(null=True, blank=True)
+    # A challenge's push: to the person challenged, while they have not answered.
+    challenge = models.ForeignKey(
+        "dicegame.Challenge", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     day = models.DateField(null=True, blank=True)  # a digest's day (Europe/Amsterdam)
-    address = models.EmailField(blank=True)  # a confirmation's address
+    address = models.EmailField(blank=True)  # a confirmation's or a password reset's address
     due_at = models.DateTimeField(db_index=True)
     state = models.CharField(max_length=8, choices=State, default=State.PENDING)
     attempts = models.PositiveSmallIntegerField(default=0)
@@ -90,6 +102,11 @@ class Notification(models.Model):
             ),
             models.UniqueConstraint(
                 fields=["user", "kind", "day"], condition=Q(day__isnull=False), name="one_digest_a_day"
+            ),
+            models.UniqueConstraint(
+                fields=["user", "challenge"],
+                condition=Q(challenge__isnull=False),
+                name="one_notification_per_challenge",
             ),
         ]
 

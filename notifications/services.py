@@ -1,20 +1,18 @@
 """Notifications' writes: what play tells us is queued (`on_turn_started`, inside play's transaction), and
 the game clock's sweep sends what is due (`send_due`) and queues the day's digests (`queue_digests`);
-a person's devices and address (`push_subscribe`, `mail_address_set`, `mail_confirm`, ...)."""
+a person's address (`mail_address_set`, `mail_confirm`, ...) and devices (`push_subscribe`, kept in
+`subscriptions`)."""
 
 from __future__ import annotations
 
-import base64
-import binascii
 import email.policy
 import functools
 import logging
 import smtplib
+import time
 from datetime import timedelta
 from functools import partial
-from urllib.parse import urlsplit
 
-from cryptography.hazmat.primitives.asymmetric import ec
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import signing
@@ -24,32 +22,40 @@ from django.db.models import Q
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
-from django.utils.timesince import timeuntil
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from core import courier, metrics
+from core import courier
+from core.times import time_left
 from dicegame import events
 from dicegame.errors import GameActionError
 from dicegame.models import Game, Player, Turn
 from dicegame.play.selectors import games_waiting_for
 from dicegame.rules import days
 from dicegame.rules.turn import REMINDER_SHARE
-from notifications import notices, push
+from notifications import delivery, notices, people, pushing, senders
 from notifications.addresses import clean_address, confirmation_take
-from notifications.models import MailSettings, Notification, PushDelivery, PushSubscription
+from notifications.models import MailSettings, Notification
+
+# A person's devices: kept in `subscriptions`, called through here as ever.
+from notifications.subscriptions import DEVICES_MAX as DEVICES_MAX
+from notifications.subscriptions import push_subscribe as push_subscribe
+from notifications.subscriptions import push_unsubscribe as push_unsubscribe
 
 logger = logging.getLogger(__name__)
 
 SEND_EVERY_SECONDS = 1.0
 DIGEST_EVERY_SECONDS = 60.0
-SEND_BATCH = 100  # notifications one sweep takes on
-CLAIM_SECONDS = 120  # a sender that took a notification and died leaves it to another after this
+SEND_BATCH = 100  # notifications one sweep takes on (at a time)
+REFILL_SECONDS = 60.0  # how long a sweep of pushes keeps taking on what comes due
+# A sender that took a notification and died leaves it to another after this (a live one renews it).
+CLAIM_SECONDS = 120
 # The pause after each transient failure in a row; after the last, the notification is given up.
-RETRY_SECONDS = (30, 120, 600, 3600)
+RETRY_SECONDS = delivery.RETRY_SECONDS
 DIGEST_AFTER = timedelta(hours=1)  # a game waiting this long goes in the day's digest
 CONFIRMATIONS_A_DAY = 3  # confirmation mails one person may ask for in a day (they go to any address)
-DEVICES_MAX = 10
+PUSH_KINDS = delivery.PUSHED
+MAIL_KINDS = (Notification.Kind.DIGEST, Notification.Kind.CONFIRM, Notification.Kind.RESET)
 CONFIRM_SALT = "notifications.confirm"
 UNSUBSCRIBE_SALT = "notifications.unsubscribe"
 CONFIRM_MAX_AGE = 3 * 24 * 3600
@@ -74,9 +80,11 @@ def on_turn_started(event: events.TurnStarted) -> None:
     game, turn = event.game, event.turn
     if game.kind != Game.Kind.FRIENDS:
         return
-    transaction.on_commit(partial(ping_waiting_lists, _people(game)))
+    seats = game.seats or list(game.players.all())
+    transaction.on_commit(partial(ping_waiting_lists, _people(game, seats)))
     player = turn.player
-    if player.computer_plays or player.user_id is None:
+    if player.computer_plays or player.user_id is None or any(p.challenged for p in seats):
+        # (A game whose challenge waits for its answer has no clock: the challenge has its own push.)
         return
     now = timezone.now()
     rows = []
@@ -108,6 +116,13 @@ def on_turn_started(event: events.TurnStarted) -> None:
         Notification.objects.bulk_create(rows, ignore_conflicts=True)
 
 
+def on_inbox_changed(event: events.InboxChanged) -> None:
+    """What waits for these people changed (`events.InboxChanged`): their pages ask again, after the
+    commit."""
+    if event.user_ids:
+        transaction.on_commit(partial(ping_waiting_lists, list(event.user_ids)))
+
+
 def on_game_finished(event: events.GameFinished) -> None:
     if event.game.kind == Game.Kind.FRIENDS:
         transaction.on_commit(partial(ping_waiting_lists, _people(event.game, event.players)))
@@ -134,25 +149,114 @@ def ping_waiting_lists(user_ids: list[int]) -> None:
 
 
 def send_due(now=None) -> int:
-    """Send the notifications that are due (at most SEND_BATCH); returns how many were sent."""
+    """Send the notifications that are due: the mails, then the pushes (at most SEND_BATCH of each);
+    returns how many were sent. The clock runs the two in loops of their own (`send_mail_due`,
+    `send_push_due`), so that a push service never holds up a mail."""
+    now = now or timezone.now()
+    return send_mail_due(now) + send_push_due(now)
+
+
+def send_mail_due(now=None) -> int:
+    """Send the due mails (digests, confirmations, password resets), one after another; returns how many
+    were sent."""
     now = now or timezone.now()
     sent = 0
-    for notification in _claim(now):
+    for notification in _claim(now, MAIL_KINDS):
         try:
             sent += _send(notification, now)
         except Exception:  # one notification's bug must not stop the others
             logger.exception("notification %s not sent", notification.pk)
-            _retry(notification, now, "unexpected error")
+            delivery.retry(notification, now, "unexpected error")
     return sent
 
 
-def _claim(now) -> list[Notification]:
-    """Take the due notifications for this sender: other senders (web processes, run_timers) skip them
-    while the claim lasts, so each is sent by one."""
+def send_push_due(now=None) -> int:
+    """Push the due turns to the people's devices, side by side within the senders' bounds (`senders`),
+    each push within PENTA_PUSH_TIMEOUT_SECONDS; returns how many notifications reached a device.
+    While slow pushes are under way, what comes due meanwhile is taken on too (every
+    SEND_EVERY_SECONDS, for up to REFILL_SECONDS): it does not wait for the slowest of them.
+
+    Each push is written down as soon as it ends (`pushing.record`), and the claim on the notifications
+    still under way is renewed every quarter of CLAIM_SECONDS meanwhile: however long slow devices
+    take, no other sender takes a notification while this one still works on it, and none pushes
+    again to a device already reached."""
+    now = now or timezone.now()
+    started = time.monotonic()
+    under_way: dict[int, pushing.TurnPush] = {}
+    sent = 0
+
+    def take_due(*, first: bool = False) -> list[senders.Job]:
+        nonlocal sent
+        at = now if first else now + timedelta(seconds=time.monotonic() - started)
+        jobs = []
+        for notification in _claim(at, PUSH_KINDS):
+            try:
+                pushes = pushing.prepare(notification, at)
+                if pushes is None:
+                    delivery.done(notification, Notification.State.SKIPPED, at)
+                elif not pushes.devices:
+                    sent += _pushed(pushes)
+                else:
+                    under_way[notification.pk] = pushes
+                    jobs.extend(pushes.jobs)
+            except Exception:  # one notification's bug must not stop the others
+                logger.exception("notification %s not sent", notification.pk)
+                delivery.retry(notification, at, "unexpected error")
+        return jobs
+
+    def on_done(job: senders.Job, outcome) -> None:
+        nonlocal sent
+        pushes, device = job.tag
+        notification = pushes.notification
+        if notification.pk not in under_way:
+            return  # failed already (below)
+        try:
+            with transaction.atomic():
+                pushing.record(pushes, device, outcome)
+                if pushes.left == 0:
+                    del under_way[notification.pk]
+                    sent += _pushed(pushes)
+        except Exception:
+            logger.exception("notification %s: push to device %s not recorded", notification.pk, device.pk)
+            under_way.pop(notification.pk, None)
+            delivery.retry(notification, pushes.now, "unexpected error")
+
+    def keep_alive() -> None:
+        until = now + timedelta(seconds=time.monotonic() - started + CLAIM_SECONDS)
+        Notification.objects.filter(pk__in=list(under_way), state=Notification.State.PENDING).update(
+            claimed_until=until
+        )
+
+    senders.run(
+        take_due(first=True),
+        on_done=on_done,
+        keep_alive=keep_alive,
+        every=CLAIM_SECONDS / 4,
+        more=take_due,
+        more_every=SEND_EVERY_SECONDS,
+        more_for=REFILL_SECONDS,
+    )
+    return sent
+
+
+def _pushed(pushes: pushing.TurnPush) -> int:
+    """A notification whose pushes have all ended: tried again later if one failed."""
+    if pushes.errors:
+        delivery.retry(pushes.notification, pushes.now, "; ".join(pushes.errors))
+        return 0
+    # Sent: pushed to a device. Without one (none, or every one gone) only the open pages were told.
+    state = Notification.State.SENT if pushes.delivered else Notification.State.SKIPPED
+    delivery.done(pushes.notification, state, pushes.now)
+    return 1 if pushes.delivered else 0
+
+
+def _claim(now, kinds) -> list[Notification]:
+    """Take the due notifications of these kinds for this sender: other senders (web processes,
+    run_timers) skip them while the claim lasts, so each is sent by one."""
     with transaction.atomic():
         due = (
             Notification.objects.select_for_update(skip_locked=True)
-            .filter(state=Notification.State.PENDING, due_at__lte=now)
+            .filter(state=Notification.State.PENDING, due_at__lte=now, kind__in=kinds)
             .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
             .order_by("due_at", "pk")
         )
@@ -163,94 +267,12 @@ def _claim(now) -> list[Notification]:
     )
 
 
-def _done(notification: Notification, state: str, now) -> None:
-    Notification.objects.filter(pk=notification.pk).update(state=state, sent_at=now, claimed_until=None)
-    _count(notification, state)
-
-
-def _count(notification: Notification, outcome: str) -> None:
-    turn = notification.kind in (Notification.Kind.YOUR_TURN, Notification.Kind.REMINDER)
-    metrics.NOTIFICATIONS.labels("push" if turn else "mail", outcome).inc()
-
-
-def _retry(notification: Notification, now, error: str) -> None:
-    attempts = notification.attempts + 1
-    if attempts > len(RETRY_SECONDS):
-        Notification.objects.filter(pk=notification.pk).update(
-            state=Notification.State.FAILED, attempts=attempts, error=error[:300], claimed_until=None
-        )
-        logger.warning("notification %s given up after %d attempts: %s", notification.pk, attempts, error)
-        _count(notification, Notification.State.FAILED)
-        return
-    _count(notification, "retry")
-    Notification.objects.filter(pk=notification.pk).update(
-        attempts=attempts,
-        due_at=now + timedelta(seconds=RETRY_SECONDS[attempts - 1]),
-        error=error[:300],
-        claimed_until=None,
-    )
-
-
 def _send(notification: Notification, now) -> int:
-    kind = notification.kind
-    if kind in (Notification.Kind.YOUR_TURN, Notification.Kind.REMINDER):
-        return _send_turn(notification, now)
-    if kind == Notification.Kind.DIGEST:
+    if notification.kind == Notification.Kind.DIGEST:
         return _send_mail(notification, now, _digest_mail)
+    if notification.kind == Notification.Kind.RESET:
+        return _send_mail(notification, now, people.reset_mail)
     return _send_mail(notification, now, _confirmation_mail)
-
-
-def _send_turn(notification: Notification, now) -> int:
-    game = notification.game
-    turn = (
-        Turn.objects.filter(game=game, number=notification.turn_number, completed_at__isnull=True)
-        .select_related("player")
-        .first()
-    )
-    seat = turn.player if turn is not None else None
-    if (
-        not game.is_active
-        or seat is None
-        or seat.user_id != notification.user_id
-        or seat.computer_plays
-        # On the game's page already: the board says it.
-        or seat.connected
-    ):
-        _done(notification, Notification.State.SKIPPED, now)
-        return 0
-    opponents = [p.display_name for p in game.players.exclude(pk=seat.pk).order_by("seat")]
-    if notification.attempts == 0:
-        # On the site's other open pages (the live notice, in each page's language); once.
-        notices.notify_user(notification.user_id, partial(_site_notice, notification, turn, opponents, now))
-    errors, reached, gone = [], [], []
-    delivered = set(notification.deliveries.values_list("subscription_id", flat=True))
-    for device in PushSubscription.objects.filter(user_id=notification.user_id).exclude(pk__in=delivered):
-        with translation.override(device.language):
-            payload = _push_payload(notification, turn, opponents, now)
-        ttl = max(60, int((turn.deadline_at - now).total_seconds())) if turn.deadline_at else 24 * 3600
-        outcome = push.send(device, payload, ttl=ttl)
-        if outcome.gone:
-            gone.append(device.pk)
-        elif outcome.delivered:
-            reached.append(device.pk)
-        else:
-            errors.append(outcome.error)
-    # What the pushes did, written at once (one commit, not one per device). A sender that dies before
-    # it sends again when its claim lapses: the device shows one notification per game (its tag).
-    with transaction.atomic():
-        PushSubscription.objects.filter(pk__in=gone).delete()
-        PushDelivery.objects.bulk_create(
-            [PushDelivery(notification=notification, subscription_id=pk) for pk in reached],
-            ignore_conflicts=True,
-        )
-        PushSubscription.objects.filter(pk__in=reached).update(last_sent_at=now)
-        delivered.update(reached)
-        if errors:
-            _retry(notification, now, "; ".join(errors))
-            return 0
-        # Sent: pushed to a device. Without one (none, or every one gone) only the open pages were told.
-        _done(notification, Notification.State.SENT if delivered else Notification.State.SKIPPED, now)
-    return 1 if delivered else 0
 
 
 def _names(opponents: list[str]) -> str:
@@ -258,33 +280,7 @@ def _names(opponents: list[str]) -> str:
 
 
 def _time_left(turn: Turn, now) -> str:
-    return timeuntil(turn.deadline_at, now, depth=1) if turn.deadline_at else ""
-
-
-def _turn_text(notification: Notification, turn: Turn, opponents: list[str], now) -> str:
-    values = {"names": _names(opponents), "left": _time_left(turn, now)}
-    if notification.kind == Notification.Kind.REMINDER:
-        return _("Your move against %(names)s: only %(left)s left.") % values
-    if turn.deadline_at is not None:
-        return _("Your turn against %(names)s (%(left)s left).") % values
-    return _("Your turn against %(names)s.") % values
-
-
-def _site_notice(notification: Notification, turn: Turn, opponents: list[str], now) -> str:
-    url = reverse("dicegame:game", args=[notification.game_id])
-    return notices.notice_html(_turn_text(notification, turn, opponents, now), url, _("Play"))
-
-
-def _push_payload(notification: Notification, turn: Turn, opponents: list[str], now) -> dict:
-    return {
-        "title": _("Penta: your turn")
-        if notification.kind == Notification.Kind.YOUR_TURN
-        else _("Penta: time"),
-        "body": _turn_text(notification, turn, opponents, now),
-        "url": reverse("dicegame:game", args=[notification.game_id]),
-        # One notification on the device per game: a newer one replaces it.
-        "tag": f"game-{notification.game_id}",
-    }
+    return time_left(turn.deadline_at, now, depth=1) if turn.deadline_at else ""
 
 
 # -- e-mail ---------------------------------------------------------------------------------------------
@@ -302,7 +298,7 @@ def unsubscribe_url(user_id: int) -> str:
 def _send_mail(notification: Notification, now, compose) -> int:
     message = compose(notification, now)
     if message is None:
-        _done(notification, Notification.State.SKIPPED, now)
+        delivery.done(notification, Notification.State.SKIPPED, now)
         return 0
     try:
         message.send()
@@ -310,12 +306,12 @@ def _send_mail(notification: Notification, now, compose) -> int:
         Notification.objects.filter(pk=notification.pk).update(
             state=Notification.State.FAILED, error=str(exc)[:300], claimed_until=None
         )
-        _count(notification, Notification.State.FAILED)
+        delivery.count(notification, Notification.State.FAILED)
         return 0
     except (smtplib.SMTPException, OSError) as exc:  # the server is away or busy: later
-        _retry(notification, now, f"{type(exc).__name__}: {exc}")
+        delivery.retry(notification, now, f"{type(exc).__name__}: {exc}")
         return 0
-    _done(notification, Notification.State.SENT, now)
+    delivery.done(notification, Notification.State.SENT, now)
     return 1
 
 
@@ -402,65 +398,6 @@ def queue_digests(now=None) -> int:
 
 
 # -- a person's devices and address ----------------------------------------------------------------------
-
-
-def _key_bytes(value: str, size: int, refusal: str) -> bytes:
-    try:
-        raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
-    except (binascii.Error, ValueError):
-        raw = b""
-    if len(raw) != size:
-        raise GameActionError(refusal, status=400)
-    return raw
-
-
-def _check_device_key(p256dh: str) -> None:
-    """The browser's key is a point of P-256: nothing could ever be encrypted to anything else."""
-    refusal = _("This device's key is not valid.")
-    try:
-        ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), _key_bytes(p256dh, 65, refusal))
-    except ValueError:
-        raise GameActionError(refusal, status=400) from None
-
-
-def push_subscribe(
-    *, user, endpoint: str, p256dh: str, auth: str, label: str, language: str
-) -> PushSubscription:
-    """A device of the person (its browser's push endpoint and keys); the same device again updates it.
-    One device belongs to one person: a shared browser follows whoever subscribed last."""
-    parts = urlsplit(endpoint or "")
-    loopback = parts.hostname in ("127.0.0.1", "localhost", "::1")
-    if not parts.hostname or not (
-        parts.scheme == "https" or (settings.PENTA_PUSH_ALLOW_LOOPBACK and loopback)
-    ):
-        raise GameActionError(_("This device's push address is not valid."), status=400)
-    _check_device_key(p256dh)
-    _key_bytes(auth, 16, _("This device's secret is not valid."))
-    with transaction.atomic():
-        list(get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk"))
-        existing = PushSubscription.objects.filter(endpoint=endpoint).first()
-        if existing is None and PushSubscription.objects.filter(user=user).count() >= DEVICES_MAX:
-            raise GameActionError(
-                _("At most %(n)d devices get notifications: remove one first.") % {"n": DEVICES_MAX},
-                status=409,
-            )
-        device, _created = PushSubscription.objects.update_or_create(
-            endpoint=endpoint,
-            defaults={
-                "user": user,
-                "p256dh": p256dh,
-                "auth": auth,
-                "label": label[:200],
-                "language": language,
-            },
-        )
-    return device
-
-
-def push_unsubscribe(*, user, device_id: int) -> None:
-    deleted, _rows = PushSubscription.objects.filter(user=user, pk=device_id).delete()
-    if not deleted:
-        raise GameActionError(_("There is no such device."), status=404)
 
 
 @transaction.atomic

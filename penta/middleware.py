@@ -1,17 +1,20 @@
 """Middleware that answers before the rest of the stack: the health check, the metrics, and requests
-carrying NUL; and the one that shows every time in the person's own time zone."""
+carrying NUL; the one that shows every time in the person's own time zone; and the one that keeps the
+list of where a person is logged in."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django_htmx.middleware import HtmxDetails
 
+from accounts import logins
 from accounts.selectors import DEFAULT_TIME_ZONE, TIME_ZONE_COOKIE, time_zone_of, valid_time_zone
 from core import metrics
 from core.http import message_response
@@ -33,8 +36,45 @@ class HealthzMiddleware:
         return self.get_response(request)
 
 
+FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+def _holds_nul(value) -> bool:
+    """A NUL in any string of a parsed JSON document, its keys too (without recursion: any depth)."""
+    stack = [value]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if "\x00" in value:
+                return True
+        elif isinstance(value, dict):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return False
+
+
+def _body_has_nul(request: HttpRequest) -> bool:
+    """A body that is not a form (JSON, the push subscription's): a NUL byte, or a JSON string that
+    holds one (written \\u0000, its only other spelling). A body that is not JSON is the view's to judge."""
+    if request.content_type in FORM_TYPES:
+        return False
+    body = request.body
+    if b"\x00" in body:
+        return True
+    if b"\\u0000" not in body:
+        return False
+    try:
+        return _holds_nul(json.loads(body))
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to read
+        return False
+
+
 def _has_nul(request: HttpRequest) -> bool:
     if "\x00" in request.path_info or "\x00" in request.path:
+        return True
+    if _body_has_nul(request):
         return True
     # The query string and the posted form, names and values, as the views will read them (decoded).
     for data in (request.GET, request.POST):
@@ -45,9 +85,10 @@ def _has_nul(request: HttpRequest) -> bool:
 
 
 class RejectNulMiddleware:
-    """Refuse a request with a NUL character (\\0) in its path, query string, posted form or cookies:
-    PostgreSQL cannot store or compare one (psycopg refuses it: a 500), and no screen asks for it.
-    A 400 with the message on the page, or in the message area for htmx; nothing is read or written.
+    """Refuse a request with a NUL character (\\0) in its path, query string, posted form, JSON body or
+    cookies: PostgreSQL cannot store or compare one (psycopg refuses it: a 500), and no screen asks for
+    it. A 400 with the message on the page, in the message area for htmx, or as JSON's "error" for a
+    JSON request (the page's script shows it); nothing is read or written.
 
     After LocaleMiddleware (the message is in the visitor's language) and before anything that reads
     the database (the session, the user)."""
@@ -62,6 +103,8 @@ class RejectNulMiddleware:
             message = _(
                 "The request contained a NUL character, which is never allowed: check what you typed."
             )
+            if request.content_type == "application/json":
+                return JsonResponse({"error": message}, status=400)
             return message_response(request, message, status=400).render()
         return self.get_response(request)
 
@@ -119,3 +162,16 @@ class TimeZoneMiddleware:
             return self.get_response(request)
         finally:
             timezone.deactivate()
+
+
+class SessionSeenMiddleware:
+    """Keeps the list of where a person is logged in (accounts.logins): their session's row is written
+    when it is first seen and then at most every few minutes, never on each request. After the
+    authentication middleware, which it reads."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        logins.seen(request)
+        return self.get_response(request)

@@ -6,10 +6,10 @@ synchronous, as all of Penta's are (the sockets are Channels consumers, not view
 
 - It runs a request's sync work in a thread made for that request (an executor of its own, shut
   down at the end). A database connection belongs to its thread, so every request opened a new one
-  (SQLite: a connection and its PRAGMAs; CONN_MAX_AGE could never apply) and compiled the turn
-  flow's statements again (core.prepared keeps them per connection): a quarter of the
-  process's CPU on a solo action (py-spy, `bench/solo_game.py`), on top of starting and joining the
-  thread.
+  (SQLite: a connection and its PRAGMAs; CONN_MAX_AGE could never apply; PostgreSQL: a connection
+  whose prepared statements were lost): a quarter of the process's CPU on a solo action (py-spy,
+  `bench/solo_game.py`, measured when the turn flow's queries were still compiled once per connection),
+  on top of starting and joining the thread.
 - It builds the middleware chain for async: the middleware that are async-capable run on the event
   loop, the others in the thread, so a request crosses between the two several times (out to the
   sync middleware, back for the async ones, out for the view, back, out to render a
@@ -19,11 +19,15 @@ Here the chain is built for sync, as under WSGI, and a request's whole `get_resp
 view, rendering) is one call on a thread borrowed for the request's whole life (asgiref's
 `ThreadSensitiveContext(executor=...)`: every thread-sensitive call of the request runs there), given
 back when the response is sent. The thread keeps its connection (CONN_MAX_AGE on SQLite; on
-PostgreSQL the pool lends and takes back as before) and its compiled statements for the next request.
+PostgreSQL the pool lends and takes back as before) for the next request.
 The last returned is lent first, so a quiet process keeps using the same warm thread. A request that
 finds none idle waits for one: the pool bounds how many requests work at once (and so the database
 connections they hold: PostgreSQL's pool, penta.settings, has at most PENTA_DB_POOL_MAX), where
 before every request got a thread. Reading the body and sending the answer stay on the event loop.
+
+This overrides ASGIHandler's undocumented `run_get_response` (and sets `_handler_class`, the
+sender of `request_finished`, as Django's does): tests/test_private_names.py pins the Django version
+it was checked in.
 
 A request whose client goes away is cancelled while its view may still be running: its thread goes
 back to the idle ones all the same, and runs the next request's work after the view ends (one worker

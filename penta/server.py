@@ -15,6 +15,9 @@ modest: every message is compressed with a fresh zlib context (no context takeov
 and memLevel 5 (38 KiB while it works, against 262 KiB for zlib's defaults), and the context is let
 go at the end of the message, so an idle socket keeps none. The client is asked to do the same for
 the little JSON it sends (no context takeover; a 4 KB window when it lets the server choose).
+
+daphne has no hook for any of this: it relies on daphne's and autobahn's internals (the factories
+`Server.run()` assigns, autobahn's zlib contexts), which tests/test_private_names.py pins.
 """
 
 from __future__ import annotations

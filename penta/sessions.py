@@ -4,7 +4,8 @@ Django's `cached_db` store: a request that reads its session costs a cache read 
 query, and the database keeps every session, so nobody is logged out when the cache is emptied. One
 difference: a cache that fails (Redis down or restarting) is skipped instead of failing the request,
 as the login throttle does (accounts.throttle): the session is read from and written to the database
-alone until the cache answers again, logged at most once a minute.
+alone until the cache answers again, logged at most once a minute. It wraps the store's private
+`_cache` (tests/test_private_names.py pins the Django version it was checked in).
 """
 
 from __future__ import annotations

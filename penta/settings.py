@@ -54,6 +54,10 @@ INSTALLED_APPS = [
     "django_htmx",
     "channels",
     "axes",
+    # Two-factor log-in (accounts.two_factor): TOTP devices and their recovery codes.
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
     "core",
     "accounts",
     "live",
@@ -93,6 +97,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Times in the person's zone (their setting, else their browser's): after the user is known.
     "penta.middleware.TimeZoneMiddleware",
+    # Where the person is logged in (the sessions page): a session's row written at most every 5 min.
+    "penta.middleware.SessionSeenMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -147,7 +153,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
             # 5 runs (Django turns psycopg's preparing off unless asked: it would break a pooler in
             # transaction mode, which this set-up does not use): PostgreSQL neither parses nor plans it
             # again. A live action's statements cost the database about half the CPU and the process a
-            # fifth less; the pool keeps each connection's prepared statements.
+            # fifth less; the pool keeps each connection's prepared statements. Measured again once the
+            # turn flow's reads became ordinary querysets (docs/performance-libraries.md): a hold took
+            # 0.93 ms in process with it, 1.5 ms without (bench/action_cpu.py), so it stays.
             "server_side_binding": True,
             "prepare_threshold": 5,
             "pool": {
@@ -283,6 +291,16 @@ AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_USERNAME_FORM_FIELD = "username"
 AXES_USERNAME_CALLABLE = "accounts.throttle.account_key"
 
+# A password reset link works for this long (and once: Django's token changes with the password).
+PASSWORD_RESET_TIMEOUT = int(os.environ.get("PENTA_PASSWORD_RESET_SECONDS", str(2 * 3600)))
+# "Forgot password": at most so many reset mails asked for one address, and from one client address,
+# within the window (accounts.throttle.take); past it the page answers 429, the same for any address.
+PENTA_RESETS_PER_RECIPIENT = int(os.environ.get("PENTA_RESETS_PER_RECIPIENT", "3"))
+PENTA_RESETS_PER_CLIENT = int(os.environ.get("PENTA_RESETS_PER_CLIENT", "10"))
+PENTA_RESET_WINDOW_SECONDS = int(os.environ.get("PENTA_RESET_WINDOW_SECONDS", "3600"))
+# The issuer named in a person's authenticator app beside their account's name.
+OTP_TOTP_ISSUER = "Penta"
+
 # Sign-up throttling (accounts.services.account_create): at most so many new accounts from one client
 # address (an IPv6 client's /64) within the window, counted in the cache above; past it the sign-up page
 # answers 429 and makes nothing.
@@ -297,7 +315,9 @@ PENTA_CONFIRMATIONS_PER_CLIENT = int(os.environ.get("PENTA_CONFIRMATIONS_PER_CLI
 # "Report a problem": at most so many reports per person (a user or a guest) and per client address
 # within the window, counted in the cache above (feedback.services).
 # The site's address, for the links in e-mails (they leave the site, so they must be absolute).
-PENTA_SITE_URL = os.environ.get("PENTA_SITE_URL", "http://127.0.0.1:8000")
+# Unset, it is the development server's own (`make run PORT=8201` passes its PORT): a mail's link must lead
+# to the server that sent it.
+PENTA_SITE_URL = os.environ.get("PENTA_SITE_URL") or f"http://127.0.0.1:{os.environ.get('PORT') or '8000'}"
 
 # E-mail (the daily digest, address confirmations): SMTP from the environment in production; printed to
 # the console for development (`make run`). Django 6.1's MAILERS (its EMAIL_* settings are deprecated).
@@ -331,9 +351,14 @@ PENTA_VAPID_PRIVATE_KEY = os.environ.get("PENTA_VAPID_PRIVATE_KEY", "")
 PENTA_VAPID_GENERATE = env_bool("PENTA_VAPID_GENERATE", DEBUG)
 PENTA_VAPID_KEY_FILE = os.environ.get("PENTA_VAPID_KEY_FILE", str(BASE_DIR / "var" / "vapid-private.pem"))
 PENTA_VAPID_SUBJECT = os.environ.get("PENTA_VAPID_SUBJECT", "mailto:penta@localhost")
+# One push, all of it (the lookup, the connection, TLS, the request, the answer), ends by this deadline.
 PENTA_PUSH_TIMEOUT_SECONDS = float(os.environ.get("PENTA_PUSH_TIMEOUT_SECONDS", "5"))
-# Push services are on HTTPS; a test's own push service on this machine is not.
-PENTA_PUSH_ALLOW_LOOPBACK = env_bool("PENTA_PUSH_ALLOW_LOOPBACK", DEBUG)
+# Push endpoints are public https addresses only (notifications.endpoints). With DEBUG on, this may let
+# a push service on this machine through as well (loopback only, never a private address); with DEBUG
+# off (production) it is always off, whatever the environment says.
+PENTA_PUSH_ALLOW_LOOPBACK = DEBUG and env_bool("PENTA_PUSH_ALLOW_LOOPBACK", True)
+# The CAs a push service's certificate is checked against: "" is the system's; only the tests set one.
+PENTA_PUSH_CA_BUNDLE = ""
 
 # Who may read /metrics (penta.middleware.MetricsMiddleware): direct connections from these addresses.
 PENTA_METRICS_ALLOWED = env_list("PENTA_METRICS_ALLOWED", "127.0.0.1,::1")

@@ -76,7 +76,10 @@ PENTA_SIGNUPS_PER_ADDRESS = int(os.environ.get("PENTA_SIGNUPS_PER_ADDRESS", "100
 if "pool" in DATABASES["default"].get("OPTIONS", {}):
     DATABASES["default"]["OPTIONS"]["pool"]["max_size"] = int(os.environ.get("PENTA_DB_POOL_MAX", "30"))
 
-# Web Push in the tests: a key pair of the run's own, and the tests' push service on this machine.
+# Web Push in the tests: a key pair of the run's own, and the tests' push services on this machine
+# (loopback, which production never allows; the tests of that refusal turn this off), whose https
+# certificates a CA of the tests' own signs (tests/support/tls.py makes both on first use).
 PENTA_VAPID_GENERATE = True
 PENTA_VAPID_KEY_FILE = str(BASE_DIR / "var" / "vapid-test.pem")
 PENTA_PUSH_ALLOW_LOOPBACK = True
+PENTA_PUSH_CA_BUNDLE = str(BASE_DIR / "var" / "test-tls" / "ca.pem")

@@ -3,10 +3,13 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from accounts import account_views
+
 urlpatterns = [
     path("", include(("dicegame.web.urls", "dicegame"))),
     path("", include(("review.urls", "review"))),
     path("accounts/", include("accounts.urls")),
+    path("privacy/", account_views.privacy, name="privacy"),
     path("report/", include(("feedback.urls", "feedback"))),
     path("daily/", include(("daily.urls", "daily"))),
     path("", include(("winprob.urls", "winprob"))),

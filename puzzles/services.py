@@ -37,6 +37,8 @@ from ratings.glicko2 import Rating, rate
 # The daily puzzle is drawn from the puzzles whose best choice is at least this far ahead of the second
 # (the whole site plays it: no room for argument), or from the whole pool while there are none.
 DAILY_MARGIN = 3.0
+# The most one answer moves a puzzle rating (the person's, and the puzzle's), either way.
+MAX_RATING_CHANGE = 60
 
 
 class PuzzleError(Exception):
@@ -267,8 +269,8 @@ def answer(
         player = Rating(mine.rating, mine.rd, mine.volatility)
         opponent = Rating(row.rating, row.rd, row.volatility)
         score = 1.0 if correct else 0.0
-        new_player = rate(player, [(opponent, score)])
-        new_puzzle = rate(opponent, [(player, 1.0 - score)])
+        new_player = _bounded(player, rate(player, [(opponent, score)]))
+        new_puzzle = _bounded(opponent, rate(opponent, [(player, 1.0 - score)]))
         try:
             with transaction.atomic():
                 Attempt.objects.create(
@@ -296,6 +298,14 @@ def answer(
             solved=F("solved") + int(correct),
         )
     return replace(result, rated=True, rating_before=before, rating_after=mine.rating)
+
+
+def _bounded(before: Rating, after: Rating) -> Rating:
+    """One puzzle moves a rating by at most MAX_RATING_CHANGE either way, as rating sites bound it: a
+    newcomer's wide deviation otherwise swung it by 200 and more at one answer (+226, then -211). The
+    deviation and volatility are Glicko-2's own."""
+    change = max(-MAX_RATING_CHANGE, min(MAX_RATING_CHANGE, after.rating - before.rating))
+    return Rating(before.rating + change, after.rd, after.volatility)
 
 
 def _practice(result: Answer, mine: PuzzleRating, reason: str) -> Answer:

@@ -30,6 +30,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import Profile
+from accounts.selectors import blocks_among
 from core import versions
 from dicegame import events
 from dicegame.models import Game, Player, Turn
@@ -63,10 +64,14 @@ MIN_REFUND = 1e-6
 
 
 def pairwise_results(
-    people: list[Player], forfeits: set[int], aborts: frozenset[int] | set[int] = frozenset()
+    people: list[Player],
+    forfeits: set[int],
+    aborts: frozenset[int] | set[int] = frozenset(),
+    apart: frozenset[frozenset[int]] | set[frozenset[int]] = frozenset(),
 ) -> dict[int, list[tuple[int, float]]]:
     """Each person's (opponent's user id, score) pairs; `forfeits` holds the user ids that forfeited,
-    `aborts` those of them who did so early (no result with anybody)."""
+    `aborts` those of them who did so early (no result with anybody), `apart` the pairs with no result
+    between them (a block: `blocked_leavers`)."""
     results: dict[int, list[tuple[int, float]]] = {p.user_id: [] for p in people}
     for p in people:
         for q in people:
@@ -74,6 +79,8 @@ def pairwise_results(
                 continue
             if p.user_id in aborts or q.user_id in aborts:
                 continue  # left before the game was a game
+            if frozenset((p.user_id, q.user_id)) in apart:
+                continue  # one left the other after a block: no result between them
             if p.user_id in forfeits and q.user_id in forfeits:
                 continue  # both gone: no result between them
             if p.user_id in forfeits:
@@ -132,7 +139,25 @@ def seat_results(game: Game, people: list[Player]) -> tuple[set[int], set[int], 
     own_turns = {p.pk: counts.get(p.pk, (0, 0))[1] for p in people}
     forfeits = {p.user_id for p in people if seat_left(p) or stand_ins[p.pk] > STAND_IN_TURN_LIMIT}
     aborts = {p.user_id for p in people if p.user_id in forfeits and own_turns[p.pk] < EARLY_FORFEIT_TURNS}
-    return forfeits, aborts, pairwise_results(people, forfeits, aborts)
+    return forfeits, aborts, pairwise_results(people, forfeits, aborts, blocked_leavers(people))
+
+
+def blocked_leavers(people: list[Player]) -> set[frozenset[int]]:
+    """The pairs of whom one left the game after a block between the two was made (either blocked the
+    other): games in play go on after a block, and each may leave without a rating loss, so the two have
+    no result between them. Against anyone else leaving is leaving."""
+    blocks = blocks_among(p.user_id for p in people)
+    if not blocks:
+        return set()
+    apart = set()
+    for p in people:
+        if p.left_at is None:
+            continue
+        for q in people:
+            pair = frozenset((p.user_id, q.user_id))
+            if q.user_id != p.user_id and pair in blocks and blocks[pair] <= p.left_at:
+                apart.add(pair)
+    return apart
 
 
 def on_game_finished(event: events.GameFinished) -> None:
@@ -339,6 +364,11 @@ def rating_rule() -> str:
             "it is still uncertain (deviation above %(rd)d)."
         )
         % {"n": STAND_IN_TURN_LIMIT, "rd": int(PROVISIONAL_RD)}
+        + " "
+        + _(
+            "After one of two people blocks the other, either may leave a game they are playing together "
+            "without a loss against the other: the two have no result between them."
+        )
         + " "
         + fair_play_rule()
     )

@@ -21,10 +21,9 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from accounts.models import Profile
-from accounts.selectors import are_friends
+from accounts.selectors import audiences, may_see_games_of
 from analysis.store import analyse_pending
 from core import charts, versions
-from core.prepared import PreparedSelect
 from dicegame.labels import box_label
 from dicegame.models import Game, Player
 from dicegame.records import (
@@ -49,34 +48,18 @@ STATS_CATCH_UP = 10  # un-analysed finished games analysed per view of a player'
 # -- who may see a player's statistics ----------------------------------------------------------------
 
 
-def player_visible(*, viewer_id: int | None, target, opted_in: bool | None = None, friend_ids=None) -> bool:
-    """A player's statistics: themselves, their friends, and everyone if they opted in to the
-    site-wide leaderboard (`opted_in` and the viewer's `friend_ids`, when the caller has read them)."""
-
-    if viewer_id is not None and viewer_id == target.pk:
-        return True
-    if (
-        opted_in
-        if opted_in is not None
-        else Profile.objects.filter(user=target, leaderboard_opt_in=True).exists()
-    ):
-        return True
-    if friend_ids is not None:
-        return target.pk in friend_ids
-    return viewer_id is not None and are_friends(a=viewer_id, b=target.pk)
-
-
-# Asked on every view of the leaderboards: compiled once per connection (core.prepared).
-_OPTED_IN = PreparedSelect(
-    lambda user_id: (
-        Profile.objects.filter(user_id=user_id, leaderboard_opt_in=True).only("pk").order_by()[:1]
-    ),
-    (-7_091_931,),
-)
+def player_visible(*, viewer_id: int | None, target, friend_ids=None) -> bool:
+    """A player's statistics: themselves; else whoever their choice lets in (everyone, their friends,
+    only them: accounts.selectors.may_see_games_of), never someone a block stands between them and
+    (`friend_ids`: the viewer's friends, when the caller has read them)."""
+    audience = audiences([target.pk])[target.pk]
+    return may_see_games_of(
+        viewer_id=viewer_id, target_id=target.pk, audience=audience, friend_ids=friend_ids
+    )
 
 
 def opted_in(user_id: int) -> bool:
-    return bool(_OPTED_IN.fetch(user_id))
+    return Profile.objects.filter(user_id=user_id, leaderboard_opt_in=True).exists()
 
 
 # -- a player's statistics ---------------------------------------------------------------------------

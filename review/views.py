@@ -25,7 +25,7 @@ from dicegame.actors import actor_from_request
 from dicegame.models import Game
 from dicegame.play import selectors
 from dicegame.strategy import analysis as A
-from review import exports, head_to_head, leaderboards, replay, yardsticks
+from review import exports, head_to_head, leaderboards, replay, verdict, yardsticks
 from review import stats as statistics
 
 REVIEW_TEMPLATE = "review/game.html"
@@ -51,11 +51,14 @@ def game_review(request: HttpRequest, game_id: int) -> HttpResponse:
     except analysis_store.ReviewError as exc:
         return message_response(request, exc.message, status=exc.status)
     token = request.GET.get("t", "")
+    review = replay.game_review(
+        game=game, stored=stored, step=request.GET.get("step"), line=request.GET.get("line")
+    )
     context = {
         "game": game,
-        "review": replay.game_review(
-            game=game, stored=stored, step=request.GET.get("step"), line=request.GET.get("line")
-        ),
+        "review": review,
+        # The one-line verdicts the page opens on, the viewer's own first.
+        "verdicts": verdict.verdicts(review, actor_from_request(request)),
         # The replay's links keep the token of a viewer who came with the link.
         "token": token,
         "token_query": f"&{urlencode({'t': token})}" if token else "",
@@ -104,9 +107,8 @@ def player_detail(request: HttpRequest, username: str) -> HttpResponse:
     viewer_id = viewer.pk if viewer is not None else None
     friends = friend_ids(user_id=viewer_id) if viewer_id else set()
     opted_in = statistics.opted_in(target.pk)
-    if not statistics.player_visible(
-        viewer_id=viewer_id, target=target, opted_in=opted_in, friend_ids=friends
-    ):
+    # One answer for a player who does not exist, one who is private and one behind a block.
+    if not statistics.player_visible(viewer_id=viewer_id, target=target, friend_ids=friends):
         raise Http404(_("There is no such player."))
     is_me = viewer_id == target.pk
     is_friend = target.pk in friends

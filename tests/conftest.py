@@ -1,4 +1,5 @@
-"""Shared fixtures: users and clients from factories, a daphne live server, and Chromium for Playwright.
+"""Shared fixtures: users and clients from factories, a daphne live server, and Chromium for Playwright;
+and the guard that keeps every test's connections on this machine (tests/support/network_guard.py).
 
 With CI=true a test that needs Chromium, PostgreSQL or Redis fails when it is missing; elsewhere it is
 skipped with a message that says how to enable it.
@@ -18,6 +19,7 @@ from django.utils import translation
 
 from dicegame.actors import GUEST_SESSION_KEY, Actor
 from dicegame.play import rooms
+from tests.support import network_guard
 from tests.support.environment import (
     chromium_path,
     forget_login_failures,
@@ -36,6 +38,7 @@ def pytest_configure(config):
     # fork would copy asgiref's thread pool without its thread, and the daphne child would hang.
     multiprocessing.set_start_method("spawn", force=True)
     install_small_win_tables()
+    network_guard.install()
 
 
 def pytest_collection_modifyitems(config, items):
@@ -43,6 +46,23 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if browser_dir in Path(item.fspath).parents:
             item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(autouse=True)
+def _loopback_only():
+    """A test that tried to reach beyond this machine fails, even if the code it ran swallowed the
+    refusal (the guard refused the connection before any packet left)."""
+    network_guard.start_test()
+    yield
+    outside = network_guard.end_test()
+    if outside:
+        pytest.fail("connections beyond this machine:\n" + "\n".join(outside), pytrace=False)
+
+
+@pytest.fixture
+def resolver() -> network_guard.Resolver:
+    """The test's own name lookups: `resolver.map(name, *addresses)`; forgotten after the test."""
+    return network_guard.resolver
 
 
 @pytest.fixture(autouse=True)

@@ -60,6 +60,11 @@ def standings_rows(rows: list[Row]) -> SafeString:
                 )
             parts.append("</td>")
         vs_par = "–" if row.vs_par is None else f"{row.vs_par:+d}"
+        if not any(not cell.status and cell.counted for cell in row.cells):
+            # No round of theirs is closed: no score yet, not a 0.0% beside the round in play's 50%
+            # (its matchpoints so far are in their own table).
+            parts.append('<td data-percent="">–</td><td data-points="">–</td><td>–</td></tr>')
+            continue
         parts.append(
             f'<td data-percent="{row.percent:.1f}"><strong>{_number(row.percent, separator)}%</strong></td>'
             f'<td data-points="{row.points}">{row.points}</td><td>{vs_par}</td></tr>'

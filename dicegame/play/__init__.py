@@ -5,7 +5,8 @@ The public API the web, the sockets and the apps above use (imported from here):
 - a turn's actions, as a person makes them: `turn_roll`, `turn_toggle_hold`, `turn_choose_box`,
   `turn_confirm` (`actions`);
 - a game as a whole: `game_create`, `game_create_solo`, `game_create_vs_computer`, `game_hurry`,
-  `game_set_hints`, `game_resign`, `guest_games_claim` (`games`);
+  `game_set_hints`, `game_resign`, `guest_games_claim`; a person's play settings, `play_settings_set`
+  (`games`);
 - the clock's work, due whether or not a browser is open: `game_settle`, `games_settle_overdue`
   (`clock`; its loop is `sweeper`).
 
@@ -32,6 +33,7 @@ from dicegame.play.games import (
     game_resign,
     game_set_hints,
     guest_games_claim,
+    play_settings_set,
 )
 
 __all__ = [
@@ -46,6 +48,7 @@ __all__ = [
     "game_settle",
     "games_settle_overdue",
     "guest_games_claim",
+    "play_settings_set",
     "turn_auto_commit_remaining",
     "turn_choose_box",
     "turn_confirm",

@@ -15,7 +15,6 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from core import metrics
-from core.prepared import save_fields
 from dicegame import events
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
@@ -78,6 +77,8 @@ def _act_locked(game_id, actor, turn_number, rolls_seen, action, change, started
                     raise GameActionError(_("You have already left this game."), status=403)
                 if turn.player.stand_in:
                     raise GameActionError(_("The computer is keeping your seat: take it back first."))
+                if turn.player.challenged:
+                    raise GameActionError(_("Accept the challenge first: then the move is yours."))
                 if turn.number != turn_number or turn.rolls_used != rolls_seen:
                     raise GameActionError(
                         _(
@@ -122,7 +123,7 @@ def turn_toggle_hold(*, game_id: int, actor: Actor, turn: int, roll: int, die: i
         held = list(t.held)
         held[die - 1] = not held[die - 1]
         t.held = held
-        save_fields(t, ["held"])
+        t.save(update_fields=["held"])
 
     return _act(game_id, actor, turn, roll, action, change=events.HOLDS, kind="hold")
 

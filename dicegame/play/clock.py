@@ -131,7 +131,7 @@ def _bot_step(game: Game, t: Turn, due) -> None:
         t.save(update_fields=["held"])
     else:
         choose(t, step.box)
-    t.next_step_at = due + bot_pace()
+    t.next_step_at = due + bot_pace(game)
     t.save(update_fields=["next_step_at"])
 
 

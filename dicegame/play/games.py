@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts.services import profile_set_play_settings
 from dicegame import events
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError
@@ -16,7 +18,15 @@ from dicegame.labels import bot_name
 from dicegame.models import Game, Player, Turn
 from dicegame.play.clock import settle_locked
 from dicegame.play.finish import end_as_it_stands
-from dicegame.play.kernel import bump, check_active, current_turn, lock_for_actor
+from dicegame.play.kernel import (
+    PlaySettings,
+    bump,
+    check_active,
+    current_turn,
+    lock_for_actor,
+    person_play_settings,
+    seat_auto_commit,
+)
 from dicegame.play.local import local_games_claim
 from dicegame.rules import dice
 from dicegame.strategy import STRENGTHS
@@ -41,6 +51,7 @@ def game_create(
     if actor.user_id is None and not actor.guest_key:
         raise GameActionError(_("Start a game from the home page."), status=400)
     seed = seed or dice.new_seed()
+    chosen = person_play_settings(actor)
     game = Game.objects.create(
         kind=kind,
         seed=seed,
@@ -48,6 +59,7 @@ def game_create(
         daily_date=daily_date,
         dice_key=dice_key,
         shared_until=shared_until,
+        fast_computer=chosen.fast_computer and kind == Game.Kind.COMPUTER,
     )
     human = Player.objects.create(
         game=game,
@@ -55,6 +67,7 @@ def game_create(
         user_id=actor.user_id,
         guest_key="" if actor.user_id is not None else actor.guest_key,
         name=actor.name or _("Guest"),
+        auto_commit_seconds=seat_auto_commit(game, chosen.auto_commit),
     )
     for seat, strength in enumerate(bots, start=1):
         Player.objects.create(
@@ -162,3 +175,47 @@ def guest_games_claim(*, user: AbstractBaseUser, guest_key: str) -> int:
     return Player.objects.filter(guest_key=guest_key, user__isnull=True, bot_strength="").update(
         user=user, guest_key="", name=user.get_username()
     )
+
+
+AUTO_COMMIT_FORM = {"3": None, "6": 6, "10": 10, "off": 0}  # 3 s is the site's rule: None follows it
+COMPUTER_SPEED_FORM = {"normal": False, "fast": True}
+
+
+@transaction.atomic
+def play_settings_set(*, actor: Actor, auto_commit: str, computer_speed: str) -> PlaySettings:
+    """A person's settings for play, from the settings form: the time to choose a box after the last roll
+    ("3", "6", "10" seconds or "off") and the computer players' speed ("normal" or "fast"). Anything else
+    is refused (400) and changes nothing. An account keeps them on its Profile (a guest's session keeps
+    them: the caller's); either way they apply at once to the person's seats in games open or in play,
+    each as far as its game allows (kernel.seat_auto_commit: off becomes 10 s where others wait or
+    something is at stake), and to the pace of their games against the computer."""
+    if auto_commit not in AUTO_COMMIT_FORM:
+        raise GameActionError(
+            _("The time to choose a box is 3, 6 or 10 seconds, or off: choose one of these."), status=400
+        )
+    if computer_speed not in COMPUTER_SPEED_FORM:
+        raise GameActionError(_("The computer players' speed is normal or fast: choose one."), status=400)
+    chosen = PlaySettings(AUTO_COMMIT_FORM[auto_commit], COMPUTER_SPEED_FORM[computer_speed])
+    if actor.user_id is not None:
+        profile_set_play_settings(
+            user_id=actor.user_id, auto_commit=chosen.auto_commit, fast_computer=chosen.fast_computer
+        )
+        owned = Q(user_id=actor.user_id) | Q(controller_id=actor.user_id)
+    elif actor.guest_key:
+        owned = Q(user__isnull=True, bot_strength="", guest_key=actor.guest_key) | Q(
+            controller__isnull=True, controller_guest_key=actor.guest_key
+        )
+    else:
+        return chosen  # no game yet: the session keeps them for the first
+    seats = list(
+        Player.objects.filter(owned, game__status__in=[Game.Status.OPEN, Game.Status.ACTIVE]).select_related(
+            "game"
+        )
+    )
+    for seat in seats:
+        seat.auto_commit_seconds = seat_auto_commit(seat.game, chosen.auto_commit)
+    Player.objects.bulk_update(seats, ["auto_commit_seconds"])
+    Game.objects.filter(
+        pk__in={seat.game_id for seat in seats}, kind__in=[Game.Kind.COMPUTER, Game.Kind.LOCAL]
+    ).update(fast_computer=chosen.fast_computer)
+    return chosen

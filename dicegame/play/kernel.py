@@ -13,42 +13,40 @@ The rules (`dicegame.rules`) decide *what* is legal; play decides *who* and *whe
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
+from operator import attrgetter
 
 from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from core.prepared import PreparedLockAndRead, PreparedSelect, PreparedUpdateReturning
+from accounts.models import Profile
+from core.statements import LockAndRead, UpdateReturning
 from dicegame import events
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
 from dicegame.models import Game, Player, Turn
-from dicegame.rules.turn import RATED_TURN_SECONDS
+from dicegame.rules.turn import AUTO_COMMIT_MAX_SECONDS, FAST_COMPUTER_SHARE, RATED_TURN_SECONDS
 
 
-# The statements of every action, compiled once (core.prepared).
+# The statements of every action that the ORM cannot express (core.statements).
 # A person's action: a new version, and the time a person last moved (a correspondence game that nobody
 # moves in for long ends as it stands: Game.closes_at).
 def _bump_sql(q) -> str:
     return f"{q('version')} = {q('version')} + 1, {q('updated_at')} = %s, {q('moved_at')} = %s"
 
 
-_LOCK_AND_BUMP = PreparedUpdateReturning(Game, _bump_sql)
+_LOCK_AND_BUMP = UpdateReturning(Game, _bump_sql)
 # On PostgreSQL, the same with the seats and the turn in play, in one statement (one round trip, not
 # three: under load each round trip also waits its turn for the interpreter lock).
-_LOCK_BUMP_AND_READ = PreparedLockAndRead(
+_LOCK_BUMP_AND_READ = LockAndRead(
     Game,
     _bump_sql,
     "version",
     many=(Player, "game_id", "seat"),
     first=(Turn, "game_id", lambda c: f"{c('completed_at')} IS NULL", "number"),
-)
-_SEATS = PreparedSelect(lambda game_id: Player.objects.filter(game_id=game_id).order_by("seat"), (0,))
-_TURN_IN_PLAY = PreparedSelect(
-    lambda game_id: Turn.objects.filter(game_id=game_id, completed_at__isnull=True).order_by("number")[:1],
-    (0,),
 )
 
 
@@ -101,8 +99,9 @@ def lock_bump_and_read(game_id: int) -> Game:
 
 
 def seats(game_id: int) -> list[Player]:
-    """The game's seats in turn order (one compiled statement)."""
-    return _SEATS.fetch(game_id)
+    """The game's seats in turn order (one query). Sorted here, not by the query: the ORM compiles a
+    query on every run, and an ORDER BY was a third of this one's CPU (a seat or two to sort)."""
+    return sorted(Player.objects.filter(game_id=game_id).order_by(), key=attrgetter("seat"))
 
 
 def current_turn(game: Game) -> Turn | None:
@@ -112,7 +111,9 @@ def current_turn(game: Game) -> Turn | None:
         return cached
     players = game.seats
     if players is not None:
-        turn = next(iter(_TURN_IN_PLAY.fetch(game.pk)), None)
+        # (Never more than one in play; were there two, the first. Chosen here, as the seats are sorted.)
+        in_play = Turn.objects.filter(game_id=game.pk, completed_at__isnull=True).order_by()
+        turn = min(in_play, key=attrgetter("number"), default=None)
         if turn is not None:
             # The same Player objects as the game's seats, so a score written is seen by both.
             turn.player = next(p for p in players if p.pk == turn.player_id)
@@ -148,9 +149,47 @@ def announce(game: Game, change: str | None) -> None:
     events.publish(events.GameChanged(game, change))
 
 
-def bot_pace() -> timedelta:
-    """How long each move of a computer player stays on screen before the next one."""
-    return timedelta(seconds=settings.PENTA_BOT_STEP_SECONDS)
+def bot_pace(game: Game) -> timedelta:
+    """How long each move of a computer player stays on screen before the next one: shorter in a game
+    whose person chose the fast pace (Game.fast_computer)."""
+    seconds = settings.PENTA_BOT_STEP_SECONDS
+    return timedelta(seconds=seconds * FAST_COMPUTER_SHARE if game.fast_computer else seconds)
+
+
+@dataclass(frozen=True)
+class PlaySettings:
+    """A person's settings for play: the seconds to choose a box after the last roll (None: the site's
+    default; 0: off where a game allows it), and the computer players' fast pace."""
+
+    auto_commit: int | None = None
+    fast_computer: bool = False
+
+
+def person_play_settings(actor: Actor) -> PlaySettings:
+    """The actor's play settings: an account's from its Profile, a guest's from their session (which
+    `actor_from_request` put on the actor)."""
+    if actor.user_id is None:
+        return PlaySettings(actor.auto_commit, actor.fast_computer)
+    return user_play_settings(actor.user_id)
+
+
+def user_play_settings(user_id: int) -> PlaySettings:
+    row = Profile.objects.filter(user_id=user_id).values_list("auto_commit_seconds", "fast_computer").first()
+    return PlaySettings(*row) if row else PlaySettings()
+
+
+def auto_commit_off_allowed(game: Game) -> bool:
+    """Only where nobody waits for the turn and nothing is at stake may the auto-commit be off: a solo
+    game or one against the computer, not rated, not on shared dice (the daily, a tournament round)."""
+    return game.kind in (Game.Kind.SOLO, Game.Kind.COMPUTER) and not game.rated and not game.on_shared_dice
+
+
+def seat_auto_commit(game: Game, wanted: int | None) -> int | None:
+    """A seat's time to choose a box after the last roll, from its person's setting (`wanted`) as far as
+    the game allows: off becomes AUTO_COMMIT_MAX_SECONDS where it is not allowed."""
+    if wanted == 0 and not auto_commit_off_allowed(game):
+        return AUTO_COMMIT_MAX_SECONDS
+    return wanted
 
 
 def start_turn(game: Game, player: Player, *, number: int, round_: int, at) -> Turn:
@@ -164,7 +203,7 @@ def start_turn(game: Game, player: Player, *, number: int, round_: int, at) -> T
         round=round_,
         held=[False] * 5,
         stand_in=player.stand_in,
-        next_step_at=at + bot_pace() if player.computer_plays else None,
+        next_step_at=at + bot_pace(game) if player.computer_plays else None,
         deadline_at=None if player.computer_plays else turn_deadline(game, player, at),
     )
     turn.player = player
@@ -178,7 +217,8 @@ def turn_deadline(game: Game, player: Player, at):
     timer of a live game against friends (a rated one always has one: RATED_TURN_SECONDS if it was made
     without); a player with no open screen gets a grace period even when the timer is off, so an absent
     player never stalls the table."""
-    if game.kind != Game.Kind.FRIENDS:
+    if game.kind != Game.Kind.FRIENDS or player.challenged:
+        # (A seat kept for a person who has not accepted their challenge yet has no clock.)
         return None
     if game.is_correspondence:
         return at + timedelta(seconds=game.move_seconds)

@@ -11,7 +11,7 @@ from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts.selectors import friends_of
+from accounts.selectors import friends_of, hidden_from
 from dicegame.actors import Actor
 from dicegame.models import Game, Invitation, Player
 
@@ -89,11 +89,13 @@ def game_rematch(*, game: Game, actor: Actor) -> Rematch | None:
 
 
 def game_invitations_pending(user_id: int) -> QuerySet:
-    """Game invitations waiting for the user's answer, until the game starts; newest first."""
+    """Game invitations waiting for the user's answer, until the game starts; newest first (none from
+    someone a block stands between)."""
     return (
         Invitation.objects.filter(
             to_user_id=user_id, status=Invitation.Status.PENDING, game__status=Game.Status.OPEN
         )
+        .exclude(from_user_id__in=hidden_from(user_id))
         .select_related("game", "from_user")
         .order_by("-created_at", "-pk")
     )

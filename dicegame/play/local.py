@@ -28,6 +28,7 @@ from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
 from dicegame.labels import bot_name
 from dicegame.models import Game, Player, SeatLink, Turn
+from dicegame.play.kernel import person_play_settings, seat_auto_commit
 from dicegame.rules import dice
 from dicegame.rules.names import clean_name, is_visible
 from dicegame.strategy import STRENGTHS
@@ -71,6 +72,7 @@ def local_game_create(*, actor: Actor, seats: list[SeatSpec], hints: bool = Fals
             status=400,
         )
     bots = sum(1 for s in seats if s.strength)
+    chosen = person_play_settings(actor)
     with transaction.atomic():
         seed = dice.new_seed()
         game = Game.objects.create(
@@ -80,7 +82,9 @@ def local_game_create(*, actor: Actor, seats: list[SeatSpec], hints: bool = Fals
             host_id=actor.user_id,
             seats_wanted=len(seats),
             hints_used=hints,
+            fast_computer=chosen.fast_computer,
         )
+        auto_commit = seat_auto_commit(game, chosen.auto_commit)
         players = []
         bot_number = 0
         for index, spec in enumerate(seats):
@@ -103,6 +107,7 @@ def local_game_create(*, actor: Actor, seats: list[SeatSpec], hints: bool = Fals
                         controller_id=actor.user_id,
                         controller_guest_key="" if actor.user_id is not None else actor.guest_key,
                         hints=hints,
+                        auto_commit_seconds=auto_commit,
                     )
                 )
         first = players[0]

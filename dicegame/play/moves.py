@@ -9,7 +9,6 @@ from django.conf import settings
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from core.prepared import save_fields
 from dicegame.errors import GameActionError
 from dicegame.labels import box_label
 from dicegame.models import Game, Turn
@@ -40,12 +39,22 @@ def roll(game: Game, t: Turn) -> None:
     # A selection was made for the old dice; the new dice need a new one.
     t.chosen_box = ""
     t.chosen_at = None
+    seconds = auto_commit_seconds(t)
     t.auto_commit_at = (
-        now + timedelta(seconds=settings.PENTA_AUTO_COMMIT_SECONDS)
-        if t.rolls_used == MAX_ROLLS and not t.player.computer_plays
+        now + timedelta(seconds=seconds)
+        if t.rolls_used == MAX_ROLLS and not t.player.computer_plays and seconds is not None
         else None
     )
-    save_fields(t, ["rolls", "roll_times", "dice", "held", "chosen_box", "chosen_at", "auto_commit_at"])
+    t.save(update_fields=["rolls", "roll_times", "dice", "held", "chosen_box", "chosen_at", "auto_commit_at"])
+
+
+def auto_commit_seconds(t: Turn) -> float | None:
+    """The seconds the turn's player has to choose a box after the last roll: their seat's own time (their
+    setting, as far as the game allows: kernel.seat_auto_commit), else the site's; None when it is off."""
+    own = t.player.auto_commit_seconds
+    if own is None:
+        return settings.PENTA_AUTO_COMMIT_SECONDS
+    return own or None
 
 
 def parse_box(name: str) -> Box:
@@ -75,7 +84,7 @@ def choose(t: Turn, box: Box) -> None:
     t.chosen_box = box.name
     t.chosen_at = timezone.now()
     t.auto_commit_at = None
-    save_fields(t, ["chosen_box", "chosen_at", "auto_commit_at"])
+    t.save(update_fields=["chosen_box", "chosen_at", "auto_commit_at"])
 
 
 def hold_auto_commit(t: Turn) -> bool:
@@ -87,12 +96,12 @@ def hold_auto_commit(t: Turn) -> bool:
         return False
     hold = timedelta(seconds=QUESTION_HOLD_SECONDS)
     rolled = datetime.fromtimestamp(t.roll_times[-1], tz=UTC)
-    latest = rolled + timedelta(seconds=settings.PENTA_AUTO_COMMIT_SECONDS) + hold
+    latest = rolled + timedelta(seconds=auto_commit_seconds(t) or 0) + hold
     held = min(timezone.now() + hold, latest)
     if held <= t.auto_commit_at:
         return False
     t.auto_commit_at = held
-    save_fields(t, ["auto_commit_at"])
+    t.save(update_fields=["auto_commit_at"])
     return True
 
 
@@ -105,7 +114,7 @@ def write(game: Game, t: Turn, box: Box, *, auto: bool, at=None) -> None:
     check_placement(sheet, box, dice_values)
     after = sheet.place(box, dice_values)
     player.store_sheet(after)
-    save_fields(player, ["boxes", "penta_bonus", "total"])
+    player.save(update_fields=["boxes", "penta_bonus", "total"])
     t.box = box.name
     t.chosen_box = box.name
     t.points = after.boxes[box]
@@ -113,9 +122,8 @@ def write(game: Game, t: Turn, box: Box, *, auto: bool, at=None) -> None:
     t.auto_committed = auto
     t.auto_commit_at = None
     t.completed_at = at or timezone.now()
-    save_fields(
-        t, ["box", "chosen_box", "points", "bonus", "auto_committed", "auto_commit_at", "completed_at"]
-    )
+    fields = ["box", "chosen_box", "points", "bonus", "auto_committed", "auto_commit_at", "completed_at"]
+    t.save(update_fields=fields)
     # What this change wrote, for the screens to celebrate (dicegame.screen.moments): the turn, and
     # whether it reached the upper bonus. Kept on the game object the board of this change is built from.
     game.__dict__.setdefault("written", []).append((t, not sheet.upper_bonus and bool(after.upper_bonus)))

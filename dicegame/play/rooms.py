@@ -14,8 +14,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import SentNotice
-from accounts.selectors import are_friends
-from accounts.services import NoticeLimited, lock_people, notice_quota_take
+from accounts.selectors import are_friends, hidden_from, is_muted, may_challenge
+from accounts.services import NoticeLimited, notice_quota_take
 from dicegame import events
 from dicegame.actors import Actor
 from dicegame.errors import GameActionError, GameNotFound
@@ -27,11 +27,14 @@ from dicegame.play.kernel import (
     current_turn,
     lock_for_actor,
     lock_game,
+    seat_auto_commit,
     start_turn,
     turn_deadline,
+    user_play_settings,
 )
+from dicegame.play.limits import check_correspondence_room_for, check_correspondence_rooms_for
 from dicegame.rules import dice
-from dicegame.rules.turn import CORRESPONDENCE_GAMES_MAX, MOVE_TIME_CHOICES
+from dicegame.rules.turn import MOVE_TIME_CHOICES
 from dicegame.strategy import STRENGTHS
 
 # A room's computer players: the winner is not among them (a room may be rated, and it is offered where
@@ -72,7 +75,7 @@ def room_create(
         raise GameActionError(
             _("A rated game needs a clock: choose a turn timer of 30, 60 or 120 seconds."), status=400
         )
-    game = _new_friends_game(
+    game = new_friends_game(
         host_id=user_id,
         seats=seats,
         turn_seconds=turn_seconds or None,
@@ -80,45 +83,20 @@ def room_create(
         status=Game.Status.OPEN,
         rated=rated,
     )
-    Player.objects.create(game=game, seat=0, user_id=user_id, name=actor.name)
+    Player.objects.create(
+        game=game, seat=0, user_id=user_id, name=actor.name, auto_commit_seconds=_auto(game, user_id)
+    )
     return game
 
 
-def correspondence_games_of(user_id: int) -> int:
-    """The correspondence games a person plays now: rooms and games in play with a seat of theirs."""
-    return Player.objects.filter(
-        user_id=user_id,
-        left_at__isnull=True,
-        game__pace=Game.Pace.CORRESPONDENCE,
-        game__status__in=[Game.Status.OPEN, Game.Status.ACTIVE],
-    ).count()
+def _auto(game: Game, user_id: int | None) -> int | None:
+    """A person's seat's time to choose a box after the last roll: theirs, as far as the game allows."""
+    if user_id is None:
+        return None
+    return seat_auto_commit(game, user_play_settings(user_id).auto_commit)
 
 
-def check_correspondence_room_for(user_id: int, name: str = "") -> None:
-    """Refuse one more correspondence game to a person who has CORRESPONDENCE_GAMES_MAX already. The
-    person's row is locked first, so two seats taken at once cannot both pass the count."""
-    check_correspondence_rooms_for([(user_id, name)])
-
-
-def check_correspondence_rooms_for(people: list[tuple[int, str]]) -> None:
-    """The same for each of `people` (user id, name; "" for the person asking), the first refused in
-    their order. All their rows are locked first, at once and in user-id order (accounts.services.
-    lock_people): locked one by one in seat order, two rematches of the same people in opposite seats
-    accepted at once each held one row the other wanted, and PostgreSQL ended one (a 500, a yes lost)."""
-    lock_people(uid for uid, _name in people)
-    for user_id, name in people:
-        if correspondence_games_of(user_id) < CORRESPONDENCE_GAMES_MAX:
-            continue
-        values = {"max": CORRESPONDENCE_GAMES_MAX, "name": name}
-        message = (
-            _("%(name)s already plays %(max)d correspondence games: one of them must end first.")
-            if name
-            else _("You already play %(max)d correspondence games: finish one before you start another.")
-        )
-        raise GameActionError(message % values, status=409)
-
-
-def _new_friends_game(
+def new_friends_game(
     *,
     host_id: int | None,
     seats: int,
@@ -129,7 +107,7 @@ def _new_friends_game(
     move_seconds: int | None = None,
 ) -> Game:
     """A game against friends with its own secret seed (committed to) and invitation link; live, or by
-    correspondence with `move_seconds` a move."""
+    correspondence with `move_seconds` a move. (Challenges and pairings make theirs with it too.)"""
     seed = dice.new_seed()
     return Game.objects.create(
         kind=Game.Kind.FRIENDS,
@@ -188,6 +166,12 @@ def room_invite(*, game_id: int, actor: Actor, username: str) -> Invitation:
     friend = get_user_model().objects.filter(username=username).first()
     if friend is None or not are_friends(a=user_id, b=friend.pk):
         raise GameActionError(_("You can only invite your friends."), status=400)
+    # Their choice of who may challenge them (a muted sender is told so by the notice quota below).
+    refusal = None if is_muted(user_id) else may_challenge(from_user_id=user_id, to_user_id=friend.pk)
+    if refusal is not None:
+        raise GameActionError(
+            _("%(name)s is not taking invitations to games now.") % {"name": friend.username}
+        )
     if game.players.filter(user=friend).exists():
         raise GameActionError(_("%(name)s already has a seat.") % {"name": friend.username})
     if was_removed(game, friend.pk):
@@ -214,6 +198,7 @@ def room_invite(*, game_id: int, actor: Actor, username: str) -> Invitation:
         invitation.save(update_fields=["status"])
     bump(game)
     events.publish(events.PersonNotified(invitation.to_user_id, partial(_invitation_notice, invitation)))
+    events.publish(events.InboxChanged((invitation.to_user_id,)))
     return invitation
 
 
@@ -234,8 +219,11 @@ def _seat(game: Game, user_id: int, name: str) -> Player:
         return existing
     if game.is_correspondence:
         check_correspondence_room_for(user_id)
-    player = Player.objects.create(game=game, seat=_next_seat(game), user_id=user_id, name=name)
-    Invitation.objects.filter(game=game, to_user_id=user_id).update(status=Invitation.Status.ACCEPTED)
+    player = Player.objects.create(
+        game=game, seat=_next_seat(game), user_id=user_id, name=name, auto_commit_seconds=_auto(game, user_id)
+    )
+    if Invitation.objects.filter(game=game, to_user_id=user_id).update(status=Invitation.Status.ACCEPTED):
+        events.publish(events.InboxChanged((user_id,)))
     bump(game)
     return player
 
@@ -268,6 +256,7 @@ def room_decline_invitation(*, game_id: int, actor: Actor) -> None:
     if not updated:
         raise GameNotFound(_("There is no such invitation."))
     bump(game)
+    events.publish(events.InboxChanged((user_id,)))
 
 
 @transaction.atomic
@@ -280,6 +269,8 @@ def room_join_by_link(*, token: str, actor: Actor) -> Player:
     seated = game.players.filter(user_id=user_id).first()
     if seated:
         return seated
+    if hidden_from(user_id) & set(game.players.values_list("user_id", flat=True)):
+        raise GameNotFound(_("This invitation link is not valid."))  # a block: as for no such link
     if was_removed(game, user_id):
         raise removed_error()
     if game.is_active or game.is_finished:
@@ -305,6 +296,7 @@ def room_cancel(*, game_id: int, actor: Actor) -> Game:
     """The host calls the game off before it starts: the room takes no more actions, its invitations
     are no longer listed, and the other people seated are told."""
     game = _open_room(game_id, actor, host_only=True)
+    _inbox_of_the_invited(game)
     game.status = Game.Status.CANCELLED
     bump(game)
     host = actor.name
@@ -315,6 +307,12 @@ def room_cancel(*, game_id: int, actor: Actor) -> Game:
     ):
         events.publish(events.PersonNotified(user_id, partial(_cancelled_notice, game.pk, host)))
     return game
+
+
+def _inbox_of_the_invited(game: Game) -> None:
+    """The room takes no more seats: the invitations still waiting leave their people's inboxes."""
+    waiting = Invitation.objects.filter(game=game, status=Invitation.Status.PENDING)
+    events.publish(events.InboxChanged(tuple(waiting.values_list("to_user_id", flat=True))))
 
 
 def _cancelled_notice(game_id: int, host: str) -> events.Notice:
@@ -374,6 +372,7 @@ def room_start(*, game_id: int, actor: Actor) -> Game:
     players = list(game.players.order_by("seat"))
     if len(players) < 2:
         raise GameActionError(_("At least two seats must be filled to start."))
+    _inbox_of_the_invited(game)
     game.status = Game.Status.ACTIVE
     game.seats_wanted = len(players)
     now = timezone.now()
@@ -424,6 +423,8 @@ def seat_leave(*, game_id: int, actor: Actor) -> Game:
     seat = next(p for p in game.players.all() if actor.owns(p))
     if seat.left_at is not None:
         raise GameActionError(_("You have already left this game."))
+    if seat.challenged:
+        raise GameActionError(_("You have not accepted this challenge: decline it instead."))
     check_active(game)
     now = timezone.now()
     seat.left_at = now
@@ -464,7 +465,7 @@ def rematch_accept(*, game_id: int, actor: Actor) -> Game | None:
         return None
     if game.is_correspondence:
         check_correspondence_rooms_for([(p.user_id, p.name) for p in players if p.user_id is not None])
-    rematch = _new_friends_game(
+    rematch = new_friends_game(
         host_id=game.host_id,
         seats=len(players),
         turn_seconds=game.turn_seconds,
@@ -480,7 +481,12 @@ def rematch_accept(*, game_id: int, actor: Actor) -> Game | None:
     rotated = players[1:] + players[:1]
     new_seats = [
         Player.objects.create(
-            game=rematch, seat=i, user_id=p.user_id, bot_strength=p.bot_strength, name=p.name
+            game=rematch,
+            seat=i,
+            user_id=p.user_id,
+            bot_strength=p.bot_strength,
+            name=p.name,
+            auto_commit_seconds=_auto(rematch, p.user_id),
         )
         for i, p in enumerate(rotated)
     ]

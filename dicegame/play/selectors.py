@@ -16,8 +16,8 @@ from django.db.models import F, Prefetch, Q
 from django.http import Http404
 from django.utils.translation import gettext as _
 
-from accounts.selectors import friend_ids
-from core.prepared import PreparedSelect
+from accounts.models import Profile
+from accounts.selectors import audiences, friend_ids, hidden_from
 from dicegame.actors import Actor
 from dicegame.models import Game, Invitation, Player, Turn
 from dicegame.records import not_counted_reason, seat_left, secret_until, stand_in_turns
@@ -56,10 +56,14 @@ def game_visible(*, game: Game, actor: Actor, token: str = "") -> bool:
     """Who may see a game (the one rule for the page, its tick, its socket and its review): its
     players; and for games against friends also whoever holds its invitation link, logged in or not,
     and the people invited to it and the friends of its players (as spectators); for a game on shared
-    dice, whoever the app that dealt them lets in (`register_viewer_rule`)."""
+    dice, whoever the app that dealt them lets in (`register_viewer_rule`). Never, to anyone but its
+    players, a game with a seat of someone who chose to show their games to nobody (once it has begun),
+    nor to someone between whom and a player there is a block (accounts.selectors.hidden_from)."""
     players = list(game.players.all())
     if any(actor.owns(p) for p in players):
         return True
+    if not others_may_see(game, players, actor):
+        return False
     if game.on_shared_dice and any(rule(game, actor) for rule in _viewer_rules):
         return True
     if game.kind != Game.Kind.FRIENDS:
@@ -73,6 +77,19 @@ def game_visible(*, game: Game, actor: Actor, token: str = "") -> bool:
         return True
     friends = friend_ids(user_id=actor.user_id)
     return any(p.user_id in friends for p in players)
+
+
+def others_may_see(game: Game, players: list[Player], actor: Actor) -> bool:
+    """The people seated allow a viewer who is not one of them: no block between the viewer and any of
+    them, and (once the game has begun) none of them shows their games to themselves alone."""
+    people = {p.user_id for p in players if p.user_id is not None}
+    if not people:
+        return True
+    if actor.user_id is not None and people & hidden_from(actor.user_id):
+        return False
+    if game.is_open:
+        return True
+    return Profile.Audience.ME not in audiences(people).values()
 
 
 def game_for_viewer(*, game_id: int, actor: Actor, token: str = "") -> Game:
@@ -234,7 +251,7 @@ def history_page(*, actor: Actor, page: str | int | None) -> Page:
 
 @dataclass(frozen=True)
 class Waiting:
-    """A game against friends waiting for one person's move."""
+    """A game against friends waiting for one person's move (`turn` is theirs)."""
 
     game: Game
     turn: Turn
@@ -248,14 +265,25 @@ class Waiting:
     def opponent_names(self) -> str:
         return ", ".join(p.display_name for p in self.opponents)
 
+    @property
+    def round(self) -> int:
+        return self.turn.round
 
-def _waiting_turns(user_id: int):
+    @property
+    def scores(self) -> list[tuple[str, int]]:
+        """Each seat's total so far, the person's first ("" names them): the score against them."""
+        return [("", self.turn.player.total)] + [(p.display_name, p.total) for p in self.opponents]
+
+
+def waiting_turns(user_id: int):
     """The turns in play of games against friends that are the person's to play (not the computer's)."""
     return Turn.objects.filter(
         completed_at__isnull=True,
         player__user_id=user_id,
         player__stand_in=False,
         player__left_at__isnull=True,
+        # A challenge not accepted yet waits in the inbox as a challenge, not as a move.
+        player__challenged=False,
         game__status=Game.Status.ACTIVE,
         game__kind=Game.Kind.FRIENDS,
     )
@@ -265,8 +293,8 @@ def games_waiting_for(*, user_id: int) -> list[Waiting]:
     """The games against friends in which it is the person's turn, the one whose time runs out first
     first (games with no clock last). Two queries."""
     turns = list(
-        _waiting_turns(user_id)
-        .select_related("game")
+        waiting_turns(user_id)
+        .select_related("game", "player")
         .order_by(F("deadline_at").asc(nulls_last=True), "game_id")
     )
     others: dict[int, list[Player]] = {}
@@ -275,12 +303,14 @@ def games_waiting_for(*, user_id: int) -> list[Waiting]:
     return [Waiting(t.game, t, sorted(others.get(t.game_id, []), key=lambda p: p.seat)) for t in turns]
 
 
-# The header's count is on every page of a logged-in person: its three-table query is compiled to SQL
-# once per connection (core.prepared), which was most of its 0.8 ms. (The sample: an id no
-# other parameter of the query can equal.)
-_WAITING = PreparedSelect(lambda user_id: _waiting_turns(user_id).only("pk").order_by(), (-7_091_931,))
+def next_game_waiting(*, game: Game, seat: Player | None, my_turn: bool) -> Waiting | None:
+    """While a game against friends waits for someone else, the seat's person's next game waiting for
+    their move (the answer to their own action offers it: on the page, after a POST or on the socket)."""
+    if game.kind != Game.Kind.FRIENDS or not game.is_active or seat is None or my_turn or not seat.user_id:
+        return None
+    return next((w for w in games_waiting_for(user_id=seat.user_id) if w.game.pk != game.pk), None)
 
 
 def games_waiting_count(*, user_id: int) -> int:
     """How many games against friends wait for the person's move (one query: the header's count)."""
-    return len(_WAITING.fetch(user_id))
+    return waiting_turns(user_id).count()

@@ -1,6 +1,7 @@
 """The game clock's loop: applies what is due (auto-commits, turn timers, the computer's moves:
-`clock.games_settle_overdue`), expires idle rooms, and runs what the apps register (`register`: the
-sockets of dead processes, the daily games of ended days), whether or not any browser is watching.
+`clock.games_settle_overdue`), expires idle rooms, challenges not answered in time and searches whose
+page is gone, and runs what the apps register (`register`: the sockets of dead processes, the daily
+games of ended days), whether or not any browser is watching.
 
 Each web process runs it in the background (started by the first request it serves); `manage.py
 run_timers` runs the same sweep as a process of its own. Any number may run at once: each change
@@ -20,6 +21,7 @@ import logging
 import math
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -29,12 +31,16 @@ from django.db import InterfaceError, OperationalError, close_old_connections, c
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from dicegame.play.challenges import challenges_expire_due
 from dicegame.play.clock import games_settle_overdue
 from dicegame.play.rooms import games_expire_idle
+from dicegame.play.seeks import seeks_expire_due
 
 logger = logging.getLogger(__name__)
 
 EXPIRY_SWEEP_SECONDS = 60.0
+# Challenges and searches lapse within this of their time (their pages and inboxes hide them at once).
+OFFERS_SWEEP_SECONDS = 5.0
 # The pause after a failed sweep: doubles from the first to the largest, back to the interval on success.
 BACKOFF_FIRST_SECONDS = 0.5
 BACKOFF_MAX_SECONDS = 30.0
@@ -53,22 +59,29 @@ class _Periodic:
     work: Callable[[], int | None]
     every: float
     before_settling: bool
-    apart: bool
+    apart: bool | str
     last: float = field(default=-math.inf)
+
+    @property
+    def lane(self) -> str:
+        """The loop it runs in: "" the games' sweep, "apart" the shared one kept apart, or its own."""
+        return "" if not self.apart else "apart" if self.apart is True else self.apart
 
 
 _periodic: list[_Periodic] = []
 
 
 def register(
-    work: Callable[[], int | None], *, every: float, before_settling: bool = False, apart: bool = False
+    work: Callable[[], int | None], *, every: float, before_settling: bool = False, apart: bool | str = False
 ) -> None:
     """Run `work` in the clock's sweeps, at most once every `every` seconds (apps register theirs from
     their AppConfig.ready). It returns how many games it changed (None: none counted). `before_settling`:
     ahead of the games' due turns (the sockets of dead processes, whose seats may owe their turn an
-    absence grace period); else after them. `apart`: in a loop of its own beside the games' (`sweep_apart`),
-    for work that waits on other servers (a push service, a mail server) and must never hold up an
-    auto-commit or a turn timer."""
+    absence grace period); else after them. `apart`: in a loop and a thread beside the games'
+    (`sweep_apart`), for work that waits on other servers (a mail server) or takes long (an analysis),
+    which must never hold up an auto-commit or a turn timer; True shares that loop with the other such
+    work, a name gives the work a loop of that name (the pushes, whose services may be slow or hostile,
+    hold up nothing else)."""
     if not any(p.work is work for p in _periodic):
         _periodic.append(_Periodic(work, every, before_settling, apart))
 
@@ -96,27 +109,35 @@ def _sweep(force: bool) -> int:
     if force or now - _last_expiry_sweep > EXPIRY_SWEEP_SECONDS:
         _last_expiry_sweep = now
         changed += games_expire_idle()
+    global _last_offers_sweep
+    if force or now - _last_offers_sweep > OFFERS_SWEEP_SECONDS:
+        _last_offers_sweep = now
+        changed += challenges_expire_due() + seeks_expire_due()
     return changed + _run_periodic(before_settling=False, force=force)
 
 
 _last_expiry_sweep = -math.inf
+_last_offers_sweep = -math.inf
 
 
-def sweep_apart(*, force: bool = False) -> int:
-    """One pass of the work kept apart from the games' sweep (see `register`)."""
+def sweep_apart(*, force: bool = False, lane: str | None = None) -> int:
+    """One pass of the work kept apart from the games' sweep (see `register`): all of it, one after
+    another, or that of one `lane` (a pass of that loop, in `run_clocks`)."""
     try:
         if not connection.in_atomic_block:
             close_old_connections()
-        return _run_periodic(before_settling=False, force=force, apart=True)
+        return _run_periodic(before_settling=False, force=force, apart=True, lane=lane)
     finally:
         if not connection.in_atomic_block:
             close_old_connections()
 
 
-def _run_periodic(*, before_settling: bool, force: bool, apart: bool = False) -> int:
+def _run_periodic(*, before_settling: bool, force: bool, apart: bool = False, lane: str | None = None) -> int:
     changed = 0
     for periodic in _periodic:
-        if periodic.apart != apart or (not apart and periodic.before_settling != before_settling):
+        if bool(periodic.apart) != apart or (not apart and periodic.before_settling != before_settling):
+            continue
+        if lane is not None and periodic.lane != lane:
             continue
         now = time.monotonic()
         if force or now - periodic.last > periodic.every:
@@ -171,13 +192,19 @@ async def run_clock(
     stop: asyncio.Event | None = None,
     sweep_fn: Callable[[], int] | None = None,
     on_sweep: Callable[[int], None] | None = None,
+    executor: ThreadPoolExecutor | None = None,
 ) -> None:
     """Sweep every `interval` seconds until `stop` is set (forever without one), surviving every error.
 
     Each sweep runs in a thread (`sync_to_async`): with `thread_sensitive=True` always the same one,
-    so it keeps one database connection. Pushes sent after commit from a sweep come back to this
-    event loop (asgiref's async_to_sync finds it), so they share one loop and one channel layer."""
-    run_sweep = sync_to_async(partial(_sweep_in_thread, sweep_fn or sweep), thread_sensitive=thread_sensitive)
+    so it keeps one database connection; else one of `executor`'s (a loop's own thread). Pushes sent
+    after commit from a sweep come back to this event loop (asgiref's async_to_sync finds it), so they
+    share one loop and one channel layer."""
+    run_sweep = sync_to_async(
+        partial(_sweep_in_thread, sweep_fn or sweep),
+        thread_sensitive=thread_sensitive,
+        executor=None if thread_sensitive else executor,
+    )
     failures = 0
     failing_since = 0.0
     while stop is None or not stop.is_set():
@@ -216,12 +243,32 @@ async def run_clocks(
     stop: asyncio.Event | None = None,
     on_sweep: Callable[[int], None] | None = None,
 ) -> None:
-    """The games' clock (`run_clock` of `sweep`) and, beside it, the work kept apart (`sweep_apart`,
-    in threads of its own), until `stop` is set."""
-    await asyncio.gather(
-        run_clock(interval, thread_sensitive=thread_sensitive, stop=stop, on_sweep=on_sweep),
-        run_clock(APART_INTERVAL, thread_sensitive=False, stop=stop, sweep_fn=sweep_apart),
-    )
+    """The games' clock (`run_clock` of `sweep`) and, beside it, each loop of the work kept apart
+    (`sweep_apart` of its lane), in a thread of its own, until `stop` is set: a push service that answers
+    slowly delays neither the games nor the mails, the analyses or the assessments."""
+    lanes = list(dict.fromkeys(periodic.lane for periodic in _periodic if periodic.apart))
+    threads = [ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"clock-{lane}") for lane in lanes]
+    try:
+        await asyncio.gather(
+            run_clock(interval, thread_sensitive=thread_sensitive, stop=stop, on_sweep=on_sweep),
+            *(
+                run_clock(
+                    APART_INTERVAL,
+                    thread_sensitive=False,
+                    stop=stop,
+                    sweep_fn=partial(sweep_apart, lane=lane),
+                    executor=thread,
+                )
+                for lane, thread in zip(lanes, threads, strict=True)
+            ),
+        )
+    finally:
+        # Each loop's database connection lives in its thread: closed there.
+        loop = asyncio.get_running_loop()
+        for thread in threads:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(loop.run_in_executor(thread, drop_connection), timeout=5)
+            thread.shutdown(wait=False)
 
 
 async def _run(interval: float) -> None:

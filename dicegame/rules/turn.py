@@ -22,3 +22,11 @@ REMINDER_SHARE = 0.2
 # A rated game always has a clock: a live one with no turn timer of its own (made before the rule) gets
 # this one, so a player who keeps the page open and never moves loses on time instead of stalling it.
 RATED_TURN_SECONDS = 60
+# A person's time to choose a box after the last roll, before the computer writes it (the auto-commit):
+# the site's default (PENTA_AUTO_COMMIT_SECONDS, 3 s), or more by their own setting, or off. Off only
+# where nobody waits (a solo game, one against the computer); elsewhere (friends, rated games, the daily
+# challenge, a tournament round) a person may take at most AUTO_COMMIT_MAX_SECONDS.
+AUTO_COMMIT_CHOICES = (3, 6, 10, 0)  # 0: off
+AUTO_COMMIT_MAX_SECONDS = 10
+# The computer players' pace when a person chose "fast": a fraction of the normal one.
+FAST_COMPUTER_SHARE = 0.2

@@ -162,10 +162,15 @@ def dice_html(board) -> SafeString:
 
 
 @cache
-def box_name(language: str, box: Box, option: int | None, mine: int | None) -> str:
+def box_name(language: str, box: Box, option: int | None, mine: int | None, short: bool = False) -> str:
     """A box button's accessible name: the box and its points for the viewer ("Ones, 3 points" on their
-    turn, "Ones, written 3" once written), so a screen reader hears what the sheet shows."""
+    turn, "Ones, written 3" once written), so a screen reader hears what the sheet shows. A sheet that a
+    phone shows with short names (`short`: three or four seats) has the short one in it too ("Ones (1s),
+    3 points"): a name holds the label one sees (WCAG 2.5.3), which a voice can then say."""
     label = box_label(box)
+    abbreviation = short_labels()[box]
+    if short and abbreviation != label:
+        label = f"{label} ({abbreviation})"
     if mine is not None:
         return _("%(box)s, written %(points)s") % {"box": label, "points": mine}
     if option is not None:
@@ -176,6 +181,13 @@ def box_name(language: str, box: Box, option: int | None, mine: int | None) -> s
 
 _UPPER_ROWS = tuple((b, b.name) for b in Box if b.is_upper)
 _LOWER_ROWS = tuple((b, b.name) for b in Box if not b.is_upper)
+# Each box's key (static/js/penta.js), a letter in the sheet's order: a Ones ... m Penta.
+BOX_KEYS = {b: chr(ord("a") + b.value) for b in Box}
+
+
+def box_keys() -> list[tuple[str, str]]:
+    """The boxes' keys with their names in the active language, for the key help."""
+    return [(BOX_KEYS[b], box_label(b)) for b in Box]
 
 
 def rows_html(board, upper: bool) -> SafeString:
@@ -194,6 +206,7 @@ def rows_html(board, upper: bool) -> SafeString:
     # A box that would score 0 while another scores asks first (play.actions).
     some_box_scores = my_turn and any(options.values())
     mine = state.sheets[seat.pk].boxes if seat is not None else {}
+    short = len(board.seats) > 2
     parts = []
     for box, name in _UPPER_ROWS if upper else _LOWER_ROWS:
         option = options.get(box) if my_turn else None
@@ -201,8 +214,9 @@ def rows_html(board, upper: bool) -> SafeString:
         parts.append(
             f'<tr class="box-row{" chosen" if is_chosen else ""}"><th scope="row">'
             f'<button type="submit" form="game-form" class="box-button" data-box="{name}" '
-            f'data-action="box-{name}" aria-pressed="{"true" if is_chosen else "false"}" '
-            f'aria-label="{_attr(box_name(language, box, option, mine.get(box)))}" '
+            f'data-action="box-{name}" aria-keyshortcuts="{BOX_KEYS[box]}" '
+            f'aria-pressed="{"true" if is_chosen else "false"}" '
+            f'aria-label="{_attr(box_name(language, box, option, mine.get(box), short))}" '
             f'formaction="{url}choose/{name}/" hx-post="{url}choose/{name}/"'
             f"{' data-asks-zero' if some_box_scores and option == 0 else ''}"
             f"{'' if option is not None else ' disabled'}>{labels[box]}</button></th>"
@@ -244,10 +258,13 @@ def _seat_marks(language: str) -> tuple[str, str, str]:
     return escape(_("online")), escape(_("offline")), escape(_("computer keeps the seat"))
 
 
-def seat_heads_html(board) -> SafeString:
-    """The sheet's column heads: each seat's name, presence (games against friends) and stand-in."""
+def seat_heads_html(board, lower: bool = False) -> SafeString:
+    """The sheet's column heads: each seat's name, presence (games against friends) and stand-in. The
+    lower section's table repeats them (`lower`) with its own marks, so each seat has one head of record
+    (`data-seat-name`, `.current`)."""
     friends = board.game.kind == Game.Kind.FRIENDS
     online, offline, kept = _seat_marks(board.language)
+    mark, now = ("data-seat-col", "now") if lower else ("data-seat-name", "current")
     parts = []
     for seat in board.seats:
         player = seat.player
@@ -261,11 +278,22 @@ def seat_heads_html(board) -> SafeString:
         if player.left_at is not None:
             gone = _("left the game") if friends else _("resigned")
             badge = f' <span class="badge" data-left-seat>{escape(gone)}</span>'
+        name = escape(player.display_name)
         parts.append(
-            f'<th scope="col" class="{"current" if seat.is_current else ""}" '
-            f'data-seat-name="{player.seat}">{escape(player.display_name)}{presence}{badge}</th>'
+            f'<th scope="col" class="seat-{player.seat}{" " + now if seat.is_current else ""}'
+            f'{" mine" if seat.is_mine else ""}" {mark}="{player.seat}" title="{name}">'
+            f'<span class="seat-full">{name}{"" if lower else presence + badge}</span>'
+            f'<span class="seat-short" aria-hidden="true">{escape(short_seat_name(player))}</span></th>'
         )
     return SafeString("".join(parts))
+
+
+def short_seat_name(player) -> str:
+    """A seat's name in a column too narrow for it (a phone's sheet of several seats): a computer's
+    number, a person's first letters. The full name stays the head's text for screen readers."""
+    if player.is_bot:
+        return pgettext("seat, short", "C%(n)s") % {"n": player.seat}
+    return player.display_name[:3]
 
 
 def upper_total_cells(board) -> SafeString:
@@ -280,13 +308,20 @@ def upper_total_cells(board) -> SafeString:
 
 
 def upper_bonus_cells(board) -> SafeString:
+    """Each seat's upper bonus, or how many points it still needs ("26 to go"; a narrow sheet shows
+    "−26"): while the bonus can still be reached. Once a seat's upper boxes are all written, or the game
+    is over, the bonus is what it is (0 when missed)."""
     parts = []
+    over = board.game.is_finished
     for seat in board.seats:
         bonus = seat.sheet.upper_bonus
-        shown = bonus or '<span class="to-go">{}</span>'.format(
-            escape(_("%(n)s to go") % {"n": seat.upper_to_go})
-        )
-        parts.append(f'<td data-upper-bonus="{bonus}">{shown}</td>')
+        upper_done = all(b in seat.sheet.boxes for b in Box if b.is_upper)
+        if bonus or over or upper_done:
+            parts.append(f'<td data-upper-bonus="{bonus}">{bonus}</td>')
+            continue
+        to_go = seat.upper_to_go
+        text = escape(_("%(n)s to go") % {"n": to_go})
+        parts.append(f'<td data-upper-bonus="0" data-to-go="{to_go}"><span class="to-go">{text}</span></td>')
     return SafeString("".join(parts))
 
 

@@ -23,13 +23,14 @@ from django.template.defaultfilters import floatformat
 from django.urls import reverse
 from django.utils.html import conditional_escape as esc
 from django.utils.safestring import SafeString
-from django.utils.timesince import timeuntil
-from django.utils.translation import get_language, ngettext
+from django.utils.translation import get_language, ngettext, pgettext
 from django.utils.translation import gettext as _
 
+from core.times import clock_time, time_left
 from dicegame.models import Game
 from dicegame.rules.scoring import UPPER_BONUS, UPPER_BONUS_THRESHOLD
 from dicegame.screen import win_hints
+from dicegame.screen.announce import announcement
 
 
 @cache
@@ -52,10 +53,13 @@ def _words(language: str) -> dict:
         "watching": _("You are watching this game."),
         "time_left_move": _("Time left for %(name)s: %(left)s"),
         "time_left": _("Time left for %(name)s"),
+        "until": _("until %(when)s"),
         "bot_playing": _("%(name)s is playing…"),
         "stand_in_playing": _("The computer plays for %(name)s…"),
         "speed_up": _("Speed up"),
         "countdown": _("No box chosen: the computer writes this roll in"),
+        "countdown_stop": _("Choosing a box stops the countdown."),
+        "own_time": _("This game allows your own time to choose a box: %(s)s s (Game settings)."),
         "start": _("Roll the dice to start your turn"),
         "space": _("(Space)"),
         "waiting_for": _("%(name)s's turn."),
@@ -76,12 +80,18 @@ def _words(language: str) -> dict:
             "marked resigned."
         ),
         "scoresheet": _("Scoresheet"),
-        "box": _("Box"),
+        "upper": _("Upper section"),
+        "lower": _("Lower section"),
         "upper_total": _("Upper total"),
         "bonus": _("Bonus (%(bonus)s at %(threshold)s)")
         % {"bonus": UPPER_BONUS, "threshold": UPPER_BONUS_THRESHOLD},
         "penta_bonus": _("Penta bonus"),
         "total": _("Total"),
+        # A narrow sheet of several seats shows these instead (the full words stay for screen readers).
+        "sum_short": pgettext("sheet, short", "Sum"),
+        "bonus_short": pgettext("sheet, short", "Bonus"),
+        "penta_bonus_short": pgettext("sheet, short", "P+"),
+        "total_short": pgettext("sheet, short", "Tot"),
     }
     return {k: [_word(x) for x in v] if isinstance(v, list) else _word(v) for k, v in words.items()}
 
@@ -132,7 +142,13 @@ def turn_status(board, *, oob: bool, csrf: str = "", token: str = "") -> SafeStr
     game, turn = board.game, board.turn
     w = _words(board.language)
     url = board.game_url
-    out = [f'<section id="turn-status" class="turn-status"{_oob(oob)} aria-live="polite">']
+    # Not a live region itself (its every line and button would be read at each change): #announce says
+    # what changed, in a sentence (dicegame.screen.announce).
+    out = [
+        f'<section id="turn-status" class="turn-status"{_oob(oob)}>'
+        f'<p id="announce" class="visually-hidden" aria-live="polite" aria-atomic="true">'
+        f"{_escape(announcement(board))}</p>"
+    ]
     hidden = ""
     # On one's own turn of a rated game or one on shared dice (daily, tournament), penta.js tells fair play
     # when the page is hidden (a weak signal; the server checks the turn is theirs, once a turn).
@@ -149,18 +165,26 @@ def turn_status(board, *, oob: bool, csrf: str = "", token: str = "") -> SafeStr
         out.append(f'<p class="written-note" data-written-note>{_escape(board.written_note)}</p>')
     rolls_left = board.rolls_left
     name = _escape(turn.player.display_name) if turn else ""
-    who = f" · {name}" if len(board.seats) > 1 else ""
+    # Whose turn, when it is another person's (the viewer's own is the sheet's marked column, and the
+    # computer's is said below with its Speed up): the line stays one line on a phone.
+    local = game.kind == Game.Kind.LOCAL  # one screen for everyone: always whose turn it is
+    named = len(board.seats) > 1 and not board.bot_playing and (local or not board.my_turn)
+    who = f" · {name}" if named else ""
     if turn is not None:  # a game between its creation and its first turn has no round yet
         round_text = w["round"] % {"round": turn.round}
         out.append(f'<p class="turn-line">{round_text}{who} · {w["rolls_left"][rolls_left]}</p>')
     if not board.spectator:
-        # A local game's pass screen is the turn's first roll: no second Roll beside it.
+        # A local game's pass screen is the turn's first roll: no second Roll beside it. The button for
+        # the next step is the highlighted one: Confirm once a box is chosen.
+        roll_class, confirm_class = ("", "primary ") if board.can_confirm else ("primary ", "")
         out.append(
             f'<div class="actions"{" hidden" if board.pass_to else ""}>'
-            f'<button type="submit" form="game-form" class="primary roll-button" data-action="roll" '
+            f'<button type="submit" form="game-form" class="{roll_class}roll-button" '
+            f'data-action="roll" '
             f'formaction="{url}roll/" hx-post="{url}roll/"{"" if board.can_roll else " disabled"}>'
             f'{w["roll"]} <span class="rolls-left">({w["left"][rolls_left]})</span></button> '
-            f'<button type="submit" form="game-form" class="confirm-button" data-action="confirm" '
+            f'<button type="submit" form="game-form" class="{confirm_class}confirm-button" '
+            f'data-action="confirm" '
             f'formaction="{url}confirm/" hx-post="{url}confirm/"{"" if board.can_confirm else " disabled"}>'
             f"{w['confirm']}</button></div>"
         )
@@ -182,8 +206,10 @@ def turn_status(board, *, oob: bool, csrf: str = "", token: str = "") -> SafeStr
         out.append(f'<p class="small" data-spectator>{w["watching"]}</p>')
     if board.deadline_ms is not None and game.is_correspondence:
         # A move's days and hours, not a count of seconds; the server's clock keeps the time.
-        text = w["time_left_move"] % {"name": name, "left": _escape(timeuntil(turn.deadline_at))}
-        out.append(f'<p class="turn-timer" data-move-deadline>{text}</p>')
+        # With the clock time, day and zone it runs out at (a correspondence move lasts hours to days).
+        left = w["time_left_move"] % {"name": name, "left": _escape(time_left(turn.deadline_at))}
+        until = _escape(w["until"] % {"when": clock_time(turn.deadline_at)})
+        out.append(f'<p class="turn-timer" data-move-deadline>{left} ({until})</p>')
     elif board.deadline_ms is not None:
         seconds = round(board.deadline_ms / 1000)
         out.append(
@@ -193,20 +219,29 @@ def turn_status(board, *, oob: bool, csrf: str = "", token: str = "") -> SafeStr
         if not board.spectator:
             out.append(_tick(board, board.deadline_ms + 150, token))
     if board.bot_playing:
+        # The computer's turn and the button that hurries it, on one line (a phone's dock stays short).
         text = w["bot_playing" if turn.player.is_bot else "stand_in_playing"] % {"name": name}
-        out.append(f'<p class="bot-playing" data-bot-playing>{text}</p>')
+        out.append(f'<div class="bot-row"><p class="bot-playing" data-bot-playing>{text}</p>')
         if not board.spectator:
             out.append(
                 f'<button type="submit" form="game-form" class="hurry-button" data-action="hurry" '
                 f'formaction="{url}hurry/" hx-post="{url}hurry/">{w["speed_up"]}</button>'
             )
-            if board.next_step_ms is not None:
-                out.append(_tick(board, board.next_step_ms + 50, token))
+        out.append("</div>")
+        if not board.spectator and board.next_step_ms is not None:
+            out.append(_tick(board, board.next_step_ms + 50, token))
     elif board.countdown is not None:
+        # While it runs, the page says how to stop it; and where a game allows a player's own longer
+        # time (rated, the daily, a tournament round), that it does.
+        stop = f'<span class="countdown-stop"> {w["countdown_stop"]}</span>' if board.my_turn else ""
         out.append(
             f'<p class="countdown" data-countdown-ms="{board.countdown_ms}">{w["countdown"]} '
-            f'<span class="countdown-seconds" data-countdown-seconds>{board.countdown_seconds}</span> s</p>'
+            f'<span class="countdown-seconds" data-countdown-seconds>{board.countdown_seconds}</span> s.'
+            f"{stop}</p>"
         )
+        own = seat.auto_commit_seconds if board.my_turn and seat is not None else None
+        if own and (game.rated or game.on_shared_dice):
+            out.append(f'<p class="small" data-own-time>{w["own_time"] % {"s": own}}</p>')
         if not board.spectator:
             out.append(_tick(board, board.countdown_ms + 150, token))
     elif board.can_roll and board.rolls_used == 0 and not board.pass_to:
@@ -343,28 +378,44 @@ def _hint_line(line) -> str:
 
 
 def scoresheet(board, *, oob: bool) -> SafeString:
-    """The heads, rows and totals come made (dicegame.screen.markup), the same for page and pushes."""
+    """The heads, rows and totals come made (dicegame.screen.markup), the same for page and pushes.
+
+    Two tables, the upper section and the lower one, each with the seats' names: stacked on a wide
+    screen, side by side on a phone, where the whole sheet then fits beside the dice (penta.css)."""
     w = _words(board.language)
     joker = f'<p class="joker-note" data-joker>{_escape(board.joker_note)}</p>' if board.joker_note else ""
+    cols = f'<colgroup><col class="col-box"><col span="{len(board.seats)}"></colgroup>'
     return SafeString(
         f'<section id="scoresheet" class="scoresheet seats-{len(board.seats)}"{_oob(oob)} '
-        f'aria-label="{w["scoresheet"]}">{joker}<table>'
-        f'<thead><tr><th scope="col">{w["box"]}</th>{board.seat_heads_html}</tr></thead>'
+        f'aria-labelledby="sheet-heading"><h2 id="sheet-heading" class="visually-hidden">'
+        f'{w["scoresheet"]}</h2>{joker}<div class="sheet-halves">'
+        f'<table class="sheet-upper">{cols}'
+        f'<thead><tr><th scope="col">{w["upper"]}</th>{board.seat_heads_html}</tr></thead>'
         f'<tbody class="upper">{board.upper_rows_html}'
-        f'<tr class="subtotal"><th scope="row">{w["upper_total"]}</th>{board.upper_total_cells}</tr>'
-        f'<tr class="subtotal"><th scope="row">{w["bonus"]}</th>{board.upper_bonus_cells}</tr></tbody>'
+        f'<tr class="subtotal"><th scope="row" data-short="{w["sum_short"]}">{w["upper_total"]}</th>'
+        f"{board.upper_total_cells}</tr>"
+        f'<tr class="subtotal"><th scope="row" data-short="{w["bonus_short"]}">{w["bonus"]}</th>'
+        f"{board.upper_bonus_cells}</tr></tbody>"
+        f'</table><table class="sheet-lower">{cols}'
+        f'<thead><tr><th scope="col">{w["lower"]}</th>{board.lower_seat_heads_html}</tr></thead>'
         f'<tbody class="lower">{board.lower_rows_html}'
-        f'<tr class="subtotal"><th scope="row">{w["penta_bonus"]}</th>{board.penta_bonus_cells}</tr>'
+        f'<tr class="subtotal"><th scope="row" data-short="{w["penta_bonus_short"]}">{w["penta_bonus"]}</th>'
+        f"{board.penta_bonus_cells}</tr>"
         f"</tbody><tfoot>"
-        f'<tr class="total"><th scope="row">{w["total"]}</th>{board.total_cells}</tr></tfoot>'
-        "</table></section>"
+        f'<tr class="total"><th scope="row" data-short="{w["total_short"]}">{w["total"]}</th>'
+        f"{board.total_cells}</tr></tfoot>"
+        "</table></div></section>"
     )
 
 
-def messages(items, error: str = "", *, oob: bool) -> SafeString:
+def messages(items, error: str = "", *, oob: bool, answer: dict | None = None) -> SafeString:
     """The message area (`#messages`): the request's queued messages (`items`, Django's messages, read
-    once as the template reads them) and a refusal's `error`."""
+    once as the template reads them) and a refusal's `error`. In the game socket's answer to an action
+    it carries `answer` (live.answers): the action's id, echoed, and the version it made or the status
+    of its refusal (`data-answer`, `data-answer-version`, `data-answer-status`)."""
     swap = ' hx-swap-oob="true"' if oob else ""
+    for name, value in (answer or {}).items():
+        swap += f' data-answer{"" if name == "id" else "-" + name}="{int(value)}"'
     out = [f'<div id="messages" class="messages" role="status" aria-live="polite"{swap}>']
     for message in items:
         alert = ' role="alert"' if message.level >= 40 else ""
@@ -383,7 +434,7 @@ def next_game(waiting, *, oob: bool) -> SafeString:
     if waiting is not None:
         text = _("Your turn against %(names)s too") % {"names": waiting.opponent_names}
         if waiting.deadline:
-            text += " (" + _("%(left)s left") % {"left": timeuntil(waiting.deadline)} + ")"
+            text += " (" + _("%(left)s left") % {"left": time_left(waiting.deadline)} + ")"
         url = reverse("dicegame:game", args=[waiting.game.pk])
         text = (
             f'{esc(text)}:\n      <a href="{url}" data-next-game="{waiting.game.pk}">{esc(_("play it"))}</a>'
@@ -392,15 +443,23 @@ def next_game(waiting, *, oob: bool) -> SafeString:
 
 
 def answer_update(
-    board, *, regions: frozenset, csrf: str, token: str, message_items, error: str, waiting
+    board,
+    *,
+    regions: frozenset,
+    csrf: str,
+    token: str,
+    message_items,
+    error: str,
+    waiting,
+    answer: dict | None = None,
 ) -> str:
     """The answer to an htmx request on the game screen (an action, a refusal, a question at a box),
     for a game past its lobby: the message area, the status marker and the regions the change can
     alter (all of them when `regions` is empty), each for an out-of-band swap. The same regions as a
     push, plus what belongs to this request: its messages, its token for the forms, the viewer's
-    next game."""
+    next game. (The game socket's refusal is this answer too, with its `answer` marker: live.answers.)"""
     game = board.game
-    out = [messages(message_items, error, oob=True), game_status(game, oob=True)]
+    out = [messages(message_items, error, oob=True, answer=answer), game_status(game, oob=True)]
     if not game.is_finished:
         if not regions or "turn-status" in regions:
             out.append(turn_status(board, oob=True, csrf=csrf, token=token))

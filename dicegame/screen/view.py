@@ -152,6 +152,11 @@ class Board:
         return markup.seat_heads_html(self)
 
     @property
+    def lower_seat_heads_html(self) -> SafeString:
+        """The same heads over the sheet's lower section."""
+        return markup.seat_heads_html(self, lower=True)
+
+    @property
     def upper_total_cells(self) -> SafeString:
         return markup.upper_total_cells(self)
 
@@ -185,11 +190,14 @@ def local_screen_seat(state: BoardState, seat: Player | None) -> Player | None:
 
 def _pass_to(state: BoardState, seat: Player | None) -> str:
     """The name to hand the device to: a local game of two or more people, at the start of a person's
-    turn (no roll yet). The first roll is the tap that takes the device, so this needs no state."""
+    turn (no roll yet) but the game's first. The first roll is the tap that takes the device, so this
+    needs no state."""
     if state.game.kind != Game.Kind.LOCAL or seat is None or state.current is None:
         return ""
     if state.current.is_bot or state.rolls_used or sum(not p.is_bot for p in state.players) < 2:
         return ""
+    if state.turn is not None and state.turn.number == 1:
+        return ""  # the very first turn: the device is in the first person's hands already
     return state.current.name
 
 
@@ -210,6 +218,8 @@ def view_key(state: BoardState, seat: Player | None) -> tuple:
         # seat a box was written for.
         state.game.left_seat is not None and state.game.left_seat.id == seat.id,
         moments.written_for_seat(state, seat),
+        # The seat that wrote a box hears "You wrote …" (dicegame.screen.announce), the others its name.
+        any(t.player_id == seat.pk for t, _reached in state.written),
     )
 
 

@@ -10,8 +10,10 @@ three decisions:
 Each decision is looked up in `Strategy.evaluate` for the sheet before the turn, the dice at that
 moment and the rolls left. Its cost is the expected final total of the best choice minus that of the
 player's choice (>= 0), and the value of the position after it is the player's choice's expected final
-total. Costs are labelled by THRESHOLDS. Turns written by the auto-commit or played by the computer for
-an absent player are analysed and shown but do not count in the seat's accuracy.
+total. Costs are labelled by THRESHOLDS. Every decision is analysed and shown; those the person did not
+make do not count (in the accuracy, in fair play): the box the auto-commit wrote, and every decision of
+a turn the computer played for an absent player. The holds of an auto-committed turn were the person's,
+and count (`counts`).
 
 Luck against skill. With V(position) the expected final total under optimal play (points already
 scored included), every roll has a luck value: V just after the roll (its best choice) minus V just
@@ -37,10 +39,13 @@ from dicegame.rules.dice import die_value
 from dicegame.rules.scoring import Box, IllegalPlacement, Scoresheet
 from dicegame.rules.turn import MAX_ROLLS
 from dicegame.strategy.decisions import Choice, Strategy
+from dicegame.strategy.turn import ranked
 
 # Bump when the stored form or the way decisions are measured changes: stored analyses of another
 # version are recomputed. 2: luck per roll, luck/loss/accuracy per seat, optimal play on the seat's dice.
-ANALYSIS_VERSION = 2
+# 3: the holds of an auto-committed turn count (only its box does not); the optimal line's ties broken
+# by TIE (docs/fair-dice.md).
+ANALYSIS_VERSION = 3
 
 # Accuracy = 100 * exp(-L / ACCURACY_SCALE), L the expected points lost per counted turn. Per turn (not
 # per decision, not per game) so that it compares across games: every game has 13 turns, a player who
@@ -101,7 +106,7 @@ class TurnLog:
 class SeatSummary:
     loss: float = 0.0
     decisions: int = 0  # counted decisions
-    uncounted: int = 0  # decisions in auto-committed and stand-in turns
+    uncounted: int = 0  # decisions the person did not make: auto-committed boxes, stand-in turns
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LABELS, 0))
     turns: int = 0  # counted turns
     luck: float = 0.0  # every roll's luck, counted or not
@@ -130,6 +135,14 @@ class SeatSummary:
             "accuracy": accuracy(self.loss, self.turns),
             "box_loss": {b: round(v, 4) for b, v in self.box_loss.items()},
         }
+
+
+def counts(turn: TurnLog, kind: str) -> bool:
+    """Whether a decision of this kind ("keep" or "box") in this turn was the person's own: not in a turn
+    the computer played for them (stand-in), and not the box the auto-commit wrote."""
+    if turn.stand_in:
+        return False
+    return not (kind == "box" and turn.auto_committed)
 
 
 def _keep_of(dice: Sequence[int], held_next: Sequence[bool]) -> tuple[int, ...]:
@@ -183,8 +196,9 @@ def keep_choices(
         return choices
     stop = strategy.evaluate(sheet, dice, 0)[0].expected_total
     choices = [Choice(expected_total=stop, keep=c.keep) if len(c.keep) == 5 else c for c in choices]
-    choices.sort(key=lambda c: -round(c.expected_total, 9))  # stable: the ties keep evaluate's order
-    return choices
+    key = ranked([c.expected_total for c in choices])
+    order = sorted(range(len(choices)), key=lambda i: -key[i])  # stable: the ties keep evaluate's order
+    return [choices[i] for i in order]
 
 
 def analyse_turn(strategy: Strategy, sheet: Scoresheet, turn: TurnLog) -> tuple[list[dict], Scoresheet]:
@@ -198,7 +212,6 @@ def analyse_turn(strategy: Strategy, sheet: Scoresheet, turn: TurnLog) -> tuple[
         box = Box[turn.box]
     except KeyError:
         raise AnalysisError(f"turn {turn.number}: no box {turn.box!r}") from None
-    counted = not (turn.auto_committed or turn.stand_in)
     decisions = []
     try:
         before = strategy.expected_total(sheet)  # V before the first roll: the average over its outcomes
@@ -214,7 +227,13 @@ def analyse_turn(strategy: Strategy, sheet: Scoresheet, turn: TurnLog) -> tuple[
                 raise AnalysisError(f"turn {turn.number}: holding {keep} after roll {k} is not possible")
             decisions.append(
                 _decision(
-                    choices, chosen, kind="keep", roll=k, dice=dice, held_next=held_next, counted=counted
+                    choices,
+                    chosen,
+                    kind="keep",
+                    roll=k,
+                    dice=dice,
+                    held_next=held_next,
+                    counted=counts(turn, "keep"),
                 )
             )
             decisions[-1]["luck"] = _luck(choices[0].expected_total - before)
@@ -232,7 +251,7 @@ def analyse_turn(strategy: Strategy, sheet: Scoresheet, turn: TurnLog) -> tuple[
                 roll=len(rolls),
                 dice=final,
                 held_next=[False] * 5,
-                counted=counted,
+                counted=counts(turn, "box"),
             )
         )
         # After a third roll the box answers that roll; after holding all five no roll came between.
@@ -292,7 +311,9 @@ def analyse_game(
         seat = out_seats[turn.seat]
         played = rounds_played[turn.seat]
         summary = seat["summary"]
-        counted = not (turn.auto_committed or turn.stand_in)
+        # A turn counts in the accuracy when the person played it (an auto-committed turn's holds were
+        # theirs).
+        counted = not turn.stand_in
         for d in decisions:
             x = played + 1 if d["kind"] == "box" else played + d["roll"] / MAX_ROLLS
             seat["values"].append([round(x, 4), d["chosen"]["value"]])
@@ -302,7 +323,7 @@ def analyse_game(
         if counted:
             summary.turns += 1
             summary.box_loss[turn.box] = summary.box_loss.get(turn.box, 0.0) + sum(
-                d["cost"] for d in decisions
+                d["cost"] for d in decisions if d["counted"]
             )
         luck = [d["luck"] for d in decisions if d["luck"] is not None]
         rounds_played[turn.seat] = played + 1

@@ -26,7 +26,7 @@ from dicegame.rules.scoring import (
 
 from . import cache, solver
 from . import tables as T
-from .turn import State, TurnValues, check_open, check_rolls_left, legal_options
+from .turn import State, TurnValues, check_open, check_rolls_left, legal_options, ranked
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +105,8 @@ class Strategy:
     def evaluate(self, sheet: Scoresheet, dice: Iterable[int], rolls_left: int) -> list[Choice]:
         """Every choice at this point, best first, with its expected final total.
 
-        rolls_left 1 or 2: every distinct set of dice to hold (ties: holding more dice first).
+        rolls_left 1 or 2: every distinct set of dice to hold (ties, within `turn.TIE`: holding more dice
+        first, then the lexicographically smaller values).
         rolls_left 0: every legal box for the dice (ties: sheet order).
         """
         dice = validate_dice(dice)
@@ -146,8 +147,9 @@ class Strategy:
                 penta = int(points == PENTA_SCORE)
             future = float(self.values[state.mask | 1 << box.value, upper, penta])  # 0 once the sheet is full
             choices.append(Choice(expected_total=base + gained + future, box=box, points=points))
-        choices.sort(key=lambda c: -round(c.expected_total, 9))  # stable: ties stay in sheet order
-        return choices
+        key = ranked([c.expected_total for c in choices])
+        order = sorted(range(len(choices)), key=lambda i: -key[i])  # stable: ties stay in sheet order
+        return [choices[i] for i in order]
 
 
 @lru_cache(maxsize=1)

@@ -17,6 +17,20 @@ from dicegame.rules.scoring import JOKER_LOWER_BOXES, Box, Scoresheet, joker_sco
 from . import solver
 from . import tables as T
 
+# Two choices whose expected totals differ by less than this (expected points) are a tie: far above the
+# float rounding of the table's sums (about 1e-11), far below any difference a player could feel. Ties
+# are broken by a fixed rule (`ranked`), so that optimal play, and the par of the daily and the
+# tournaments, is one line that anyone can replay (docs/fair-dice.md).
+TIE = 1e-6
+
+
+def ranked(values: np.ndarray) -> np.ndarray:
+    """The values as a sort key: those within TIE of the best count as equal to it (the rest to 9
+    decimals), so that the tie-break decides among every choice as good as the best."""
+    values = np.asarray(values, dtype=float)
+    top = values.max() if len(values) else 0.0
+    return np.where(values >= top - TIE, top, np.round(values, 9))
+
 
 @dataclass(frozen=True)
 class State:
@@ -75,20 +89,20 @@ class TurnValues:
         return float(T.FIRST_ROLL @ best_subkeeps(T.TRANSITION @ self.one_left))
 
     def keep_options(self, dice: tuple[int, ...], rolls_left: int) -> tuple[np.ndarray, np.ndarray]:
-        """(keep indices, values) for every distinct keep from these dice, best first; ties go to
+        """(keep indices, values) for every distinct keep from these dice, best first; ties (TIE) go to
         holding more dice, then to the lexicographically smaller keep."""
         keeps = T.SUBKEEPS[T.ROLL_INDEX[tuple(sorted(dice))]]
         keeps = keeps[keeps < T.N_KEEPS]
         values = self.keep_values(keeps, rolls_left)
-        order = np.lexsort((T.KEEP_LEX_RANK[keeps], -T.KEEP_SIZE[keeps], -np.round(values, 9)))
+        order = np.lexsort((T.KEEP_LEX_RANK[keeps], -T.KEEP_SIZE[keeps], -ranked(values)))
         return keeps[order], values[order]
 
     def best_keep(self, dice: tuple[int, ...], rolls_left: int) -> int:
         """keep_options(...)[0][0] without sorting them all: the common case has a single best."""
         keeps = T.SUBKEEPS[T.ROLL_INDEX[tuple(sorted(dice))]]
         keeps = keeps[keeps < T.N_KEEPS]
-        values = np.round(self.keep_values(keeps, rolls_left), 9)
-        best = keeps[values == values.max()]
+        values = self.keep_values(keeps, rolls_left)
+        best = keeps[values >= values.max() - TIE]
         if len(best) == 1:
             return int(best[0])
         return int(best[np.lexsort((T.KEEP_LEX_RANK[best], -T.KEEP_SIZE[best]))[0]])

@@ -1,11 +1,15 @@
-"""The games waiting for the person's move on every page: the header's count (live: the notice socket
-tells the page when to ask again)."""
+"""What waits for the person on every page: the header's count (live: the notice socket tells the page
+when to ask again); deadlines in words; the game screen's regions."""
 
 from __future__ import annotations
 
 from django import template
+from django.utils.html import escape, format_html
+from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
 
-from dicegame.play.selectors import games_waiting_count
+from dicegame import labels
+from dicegame.play.inbox import inbox_count
 from dicegame.screen import regions
 
 register = template.Library()
@@ -13,8 +17,16 @@ register = template.Library()
 
 @register.inclusion_tag("dicegame/waiting.html#waiting-count", takes_context=True)
 def waiting_count(context):
+    """The header's badge: what waits for the person (games for their move, challenges and
+    invitations for their answer)."""
     user = context["request"].user
-    return {"count": games_waiting_count(user_id=user.pk) if user.is_authenticated else 0}
+    return {"count": inbox_count(user_id=user.pk) if user.is_authenticated else 0}
+
+
+@register.filter
+def by_when(moment) -> str:
+    """A deadline as the inbox says it ("by 21:40 tomorrow"), in the page's zone."""
+    return labels.by_when(moment) if moment else ""
 
 
 @register.simple_tag(takes_context=True)
@@ -54,3 +66,21 @@ def region(context, name: str):
     if name == "next-game":
         return regions.next_game(context.get("next_waiting"), oob=oob)
     raise template.TemplateSyntaxError(f"no region named {name!r}")
+
+
+@register.simple_tag
+def roll_dice(roll, number: int):
+    """One roll of a turn's log (a finished game's, the review's) as a row of small dice, a held one
+    framed: read aloud as "Roll 2: 4, 1 held, 4, 2, 1" (it read "41421*" before)."""
+    dice = []
+    for value, held in roll:
+        mark = f'<span class="visually-hidden"> {escape(_("held"))}</span>' if held else ""
+        dice.append(f'<span class="log-die{" held" if held else ""}">{int(value)}{mark}</span>')
+    comma = '<span class="visually-hidden">, </span>'
+    label = _("Roll %(n)s") % {"n": number}
+    return format_html(
+        '<span class="roll" data-roll="{}"><span class="visually-hidden">{}: </span>{}</span>',
+        number,
+        label,
+        mark_safe(comma.join(dice)),  # made above of whole numbers and a translated word, escaped
+    )

@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
@@ -18,7 +19,7 @@ from core.http import game_url, int_field, message_response
 from dicegame.actors import actor_from_request
 from dicegame.errors import GameActionError
 from dicegame.models import Game
-from dicegame.play import rooms
+from dicegame.play import challenges, rooms
 from dicegame.web.views import game_action
 
 
@@ -121,7 +122,10 @@ def invitation_decline(request: HttpRequest, game_id: int) -> HttpResponse:
         rooms.room_decline_invitation(game_id=game_id, actor=actor)
     except GameActionError as exc:
         return message_response(request, exc.message, status=exc.status)
-    url = reverse("accounts:friends")
+    # Back where it was declined (the home page's inbox, the friends page).
+    url = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(url, allowed_hosts={request.get_host()}):
+        url = reverse("accounts:friends")
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
 
 
@@ -180,7 +184,8 @@ def seat_leave(request: HttpRequest, game_id: int) -> HttpResponse:
 def rematch(request: HttpRequest, game_id: int) -> HttpResponse:
     actor = actor_from_request(request)
     try:
-        new_game = rooms.rematch_accept(game_id=game_id, actor=actor)
+        # Of two people, a challenge to the other (their yes starts it); of more, the table's yes.
+        new_game = challenges.rematch_yes(game_id=game_id, actor=actor)
     except GameActionError as exc:
         return message_response(request, exc.message, status=exc.status)
     return _to_game(request, new_game.pk if new_game else game_id)

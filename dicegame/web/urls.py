@@ -3,8 +3,9 @@
 from django.urls import path
 
 from core import converters  # noqa: F401  (registers the id and index path converters)
+from dicegame.web import challenges as challenge_views
 from dicegame.web import local as local_views
-from dicegame.web import pwa, views
+from dicegame.web import play_settings, pwa, seeks, views
 from dicegame.web import rooms as room_views
 
 urlpatterns = [
@@ -14,6 +15,8 @@ urlpatterns = [
     # The games waiting for the person's move: the header's count and the home page's list, refreshed
     # when the notice socket says they changed.
     path("games/waiting/", views.waiting, name="waiting"),
+    # A person's settings for play (guests too): the time to choose a box, the computer's speed.
+    path("settings/", play_settings.play_settings, name="settings"),
     # The installable app: its manifest, the service worker (at the root, so that it controls every
     # page) and the page shown offline.
     path("manifest.webmanifest", pwa.manifest, name="manifest"),
@@ -49,4 +52,21 @@ urlpatterns = [
     path("games/<id:game_id>/start/", room_views.room_start, name="start"),
     path("games/<id:game_id>/take-back/", room_views.seat_take_back, name="take_back"),
     path("games/<id:game_id>/rematch/", room_views.rematch, name="rematch"),
+    # Challenges: a friend (or any player) one tap from a game.
+    path("challenges/", challenge_views.challenge_create, name="challenge_create"),
+    path("challenges/new/<str:username>/", challenge_views.challenge_new, name="challenge_new"),
+    path("challenges/<id:challenge_id>/", challenge_views.challenge_detail, name="challenge"),
+    path("challenges/<id:challenge_id>/accept/", challenge_views.challenge_accept, name="challenge_accept"),
+    path(
+        "challenges/<id:challenge_id>/decline/", challenge_views.challenge_decline, name="challenge_decline"
+    ),
+    path("challenges/<id:challenge_id>/cancel/", challenge_views.challenge_cancel, name="challenge_cancel"),
+    # A game with someone new: live, paired while the page waits; and the open correspondence games.
+    path("play/now/", seeks.play_now, name="play_now"),
+    path("play/now/<id:seek_id>/", seeks.play_now_wait, name="play_now_wait"),
+    path("play/now/<id:seek_id>/cancel/", seeks.play_now_cancel, name="play_now_cancel"),
+    path("play/now/<id:seek_id>/computer/", seeks.play_now_computer, name="play_now_computer"),
+    path("play/open/", seeks.open_games, name="open_games"),
+    path("play/open/<id:seek_id>/accept/", seeks.open_game_accept, name="open_game_accept"),
+    path("play/open/<id:seek_id>/cancel/", seeks.open_game_cancel, name="open_game_cancel"),
 ]

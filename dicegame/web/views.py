@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 from django.contrib.messages import get_messages
 from django.http import Http404, HttpRequest, HttpResponse
@@ -27,11 +28,12 @@ from dicegame.actors import Actor, actor_from_request
 from dicegame.errors import GameActionError
 from dicegame.labels import correspondence_rule, move_time_label
 from dicegame.models import Game
-from dicegame.play import lobby, local, selectors
+from dicegame.play import inbox, lobby, local, selectors
 from dicegame.rules.turn import MOVE_TIME_CHOICES
 from dicegame.screen import moments
 from dicegame.screen import regions as screen_regions
 from dicegame.screen import view as boards
+from dicegame.screen.markup import box_keys
 from dicegame.screen.state import CHANGE_REGIONS
 from winprob.chances import page_bar
 
@@ -48,11 +50,11 @@ STRENGTH_CHOICES = [
 def home(request: HttpRequest) -> HttpResponse:
     actor = actor_from_request(request)
     recent = selectors.history_page(actor=actor, page=1).object_list[:5] if _has_identity(actor) else []
-    waiting = selectors.games_waiting_for(user_id=actor.user_id) if actor.user_id is not None else None
     context = {
         "recent": recent,
         "strength_choices": STRENGTH_CHOICES,
-        "waiting": waiting,
+        # What waits for a logged-in person, at the top: their turns, the answers wanted, their offers.
+        "inbox": inbox.inbox_for(user_id=actor.user_id) if actor.user_id is not None else None,
         "move_time_choices": [(seconds, move_time_label(seconds)) for seconds in MOVE_TIME_CHOICES],
         "correspondence_rule": correspondence_rule(),
     }
@@ -61,12 +63,23 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def waiting(request: HttpRequest) -> HttpResponse:
-    """The header's count of the games waiting for the person's move, and the home page's list of them
-    (out of band: the page takes the regions it has), asked for by a page the notice socket pinged."""
+    """The header's count of what waits for the person, the home page's inbox, and the pings that make
+    the pages of their lately changed challenges follow them (all out of band: the page takes the regions
+    it has), asked for by a page the notice socket pinged."""
     if not request.user.is_authenticated:
         return HttpResponse(status=204)
-    games = selectors.games_waiting_for(user_id=request.user.pk)
-    context = {"count": len(games), "waiting": games, "with_list": True, "oob": True}
+    box = inbox.inbox_for(user_id=request.user.pk)
+    # The list only for the page that shows it (the home page): swapped into any other, it found no
+    # target and htmx logged an error at every ping (htmx:oobErrorNoTarget #waiting).
+    asking = request.htmx.current_url if request.htmx else None
+    with_list = not asking or urlsplit(asking).path == reverse("dicegame:home")
+    context = {
+        "count": box.count,
+        "inbox": box,
+        "with_list": with_list,
+        "oob": True,
+        "followed": inbox.challenges_followed(user_id=request.user.pk),
+    }
     return TemplateResponse(request, "dicegame/waiting.html#waiting-oob", context)
 
 
@@ -183,6 +196,14 @@ def _render_game(
         "next_waiting": _next_waiting(game, board),
         "winners": _winners(game, board),
         "local_again": _local_again(game, board),
+        # A correspondence challenge's game before the answer: the board says so, and offers it.
+        "challenge": inbox.game_challenge(game=game)
+        if game.is_active and any(s.player.challenged for s in board.seats)
+        else None,
+        "user_id": actor.user_id,
+        "play_again": _play_again(game, board),
+        # The key help's list of the boxes' keys (dicegame.screen.markup.BOX_KEYS).
+        "box_keys": box_keys() if game.is_active else (),
     }
     if not answer and not game.is_open:
         # The winning chances bar above the sheet (winprob): on the whole page only; pushes update it.
@@ -193,17 +214,19 @@ def _render_game(
 
 
 def _next_waiting(game: Game, board) -> selectors.Waiting | None:
-    """While a game against friends waits for someone else, the viewer's next game waiting for them."""
-    seat = board.my_seat
-    if (
-        game.kind != Game.Kind.FRIENDS
-        or not game.is_active
-        or seat is None
-        or board.my_turn
-        or not seat.user_id
-    ):
-        return None
-    return next((w for w in selectors.games_waiting_for(user_id=seat.user_id) if w.game.pk != game.pk), None)
+    return selectors.next_game_waiting(game=game, seat=board.my_seat, my_turn=board.my_turn)
+
+
+def _play_again(game: Game, board) -> str:
+    """The end of a game of two people against each other: the other's name, for Play again (a new
+    challenge on the same terms) once the rematch offer has lapsed."""
+    if game.kind != Game.Kind.FRIENDS or not game.is_finished or board.my_seat is None:
+        return ""
+    people = [s.player for s in board.seats if not s.player.is_bot]
+    others = [p for p in people if p.pk != board.my_seat.pk]
+    if len(people) != 2 or others[0].user_id is None or board.my_seat.user_id is None:
+        return ""
+    return others[0].user.get_username() if others[0].user else ""
 
 
 def _winners(game: Game, board) -> list[str]:
@@ -229,9 +252,10 @@ def _render_cancelled(
         if status == 200:
             return HttpResponseClientRedirect(game_url(game.pk, token))
         return message_response(request, error, status=status)
-    return TemplateResponse(
-        request, "dicegame/rooms/cancelled.html", {"game": game, "error": error}, status=status
-    )
+    # A correspondence challenge's game that will not be played says why (declined, called off, expired).
+    challenge = game.challenges.first() if game.kind == Game.Kind.FRIENDS else None
+    context = {"game": game, "error": error, "challenge": challenge}
+    return TemplateResponse(request, "dicegame/rooms/cancelled.html", context, status=status)
 
 
 def _perform(

@@ -18,30 +18,28 @@ register = template.Library()
 
 
 def _badge(r: selectors.Shown | None) -> str:
+    """A rating in words: the number, ", provisional" while it is uncertain (not a "?" and a "±332"),
+    and the range it likely lies in on hover (its title) or tap (a <details>, no JavaScript)."""
     if r is None:
         return format_html(
             '<span class="rating unrated" data-rating="" title="{}">{}</span>',
             _("No rated games yet"),
             _("unrated"),
         )
-    if r.provisional:
-        return format_html(
-            '<span class="rating provisional" data-rating="{}" data-rd="{}" data-provisional title="{}">'
-            '{}<abbr>?</abbr> <span class="rating-rd">±{}</span></span>',
-            r.rating,
-            r.rd,
-            _("Provisional rating: still uncertain (deviation %(rd)d)") % {"rd": r.rd},
-            r.rating,
-            r.rd,
-        )
+    # Glicko-2's deviation: the rating lies within two of it either side, 95 times in 100.
+    low, high = max(0, r.rating - 2 * r.rd), r.rating + 2 * r.rd
+    shown = _("%(rating)s, provisional") % {"rating": r.rating} if r.provisional else str(r.rating)
+    range_text = _("likely between %(low)s and %(high)s") % {"low": low, "high": high}
     return format_html(
-        '<span class="rating" data-rating="{}" data-rd="{}" title="{}">'
-        '{} <span class="rating-rd">±{}</span></span>',
+        '<details class="rating{}" data-rating="{}" data-rd="{}"{} title="{}"><summary>{}</summary>'
+        '<span class="rating-range" data-rating-range>{}</span></details>',
+        " provisional" if r.provisional else "",
         r.rating,
         r.rd,
-        _("Rating %(rating)d, deviation %(rd)d") % {"rating": r.rating, "rd": r.rd},
-        r.rating,
-        r.rd,
+        mark_safe(" data-provisional") if r.provisional else "",
+        range_text,
+        shown,
+        range_text,
     )
 
 
@@ -113,8 +111,8 @@ def signed(value):
 
 @register.filter
 def provisional_mark(change):
-    """ "?" after a rating still provisional once the game moved it (as the rating badges mark it)."""
-    return "?" if change.rd_after > PROVISIONAL_RD else ""
+    """ ", provisional" after a rating still uncertain once the game moved it (as the badges say it)."""
+    return _(", provisional") if change.rd_after > PROVISIONAL_RD else ""
 
 
 @register.filter

@@ -74,6 +74,33 @@
   });
 })();
 
+// "Install Penta": where the browser offers to install the site (beforeinstallprompt), the menu's button
+// does it; it stays hidden everywhere else (and once installed).
+(function () {
+  "use strict";
+  let offer = null;
+  function show(on) {
+    document.querySelectorAll("[data-install-app]").forEach(function (button) { button.hidden = !on; });
+  }
+  window.addEventListener("beforeinstallprompt", function (event) {
+    event.preventDefault();
+    offer = event;
+    show(true);
+  });
+  window.addEventListener("appinstalled", function () {
+    offer = null;
+    show(false);
+  });
+  document.addEventListener("click", function (event) {
+    const button = event.target.closest && event.target.closest("[data-install-app]");
+    if (!button || !offer) return;
+    const asked = offer;
+    offer = null;
+    show(false);
+    asked.prompt();
+  });
+})();
+
 // Game review: the left and right arrow keys step through the replay's decisions (the page's own
 // Previous/Next links), unless a form control has the focus.
 (function () {

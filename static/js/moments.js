@@ -1,7 +1,8 @@
-// Moments, sounds and the copy-link buttons. The server decides what happened (the #moments region
-// lists each moment with a key naming its turn); this file shows each once as a short banner, plays
-// optional sounds (off by default), and copies links. Regions may be morphed in place, so everything
-// here reads attribute values after each swap rather than waiting for new elements.
+// Moments, sounds and the copy-link buttons, fetched by penta.js when a page first needs them (a moment
+// to show, sound switched on, a tap on the sound or a copy button). The server decides what happened
+// (the #moments region lists each moment with a key naming its turn); this file shows each once as a
+// short banner, plays optional sounds (off by default), and copies links. Regions may be morphed in
+// place, so everything here reads attribute values after each swap rather than waiting for new elements.
 (function () {
   "use strict";
 
@@ -62,6 +63,9 @@
       region.querySelectorAll("[data-moment]").forEach(function (m) {
         if (seen.has(m.dataset.moment)) return;
         remember(m.dataset.moment);
+        // A box written for its player is said by the turn status itself ("Written for you: …"): a
+        // banner would only repeat it.
+        if (m.dataset.kind === "written") return;
         texts.push(m.textContent);
         kind = kind || m.dataset.kind;
       });
@@ -189,15 +193,10 @@
     }
   });
 
-  // A <details> the player opened (Resign…, the exact figures) stays open when its region is morphed:
-  // the server never renders `open`, so morphing would otherwise close it at every update.
+  // A button that says "Copied" is not morphed meanwhile (a <details> the player opened stays open:
+  // penta.js).
   if (window.Idiomorph && window.Idiomorph.defaults && window.Idiomorph.defaults.callbacks) {
     const callbacks = window.Idiomorph.defaults.callbacks;
-    const previous = callbacks.beforeAttributeUpdated;
-    callbacks.beforeAttributeUpdated = function (name, node, mutation) {
-      if (name === "open" && node.tagName === "DETAILS") return false;
-      return previous ? previous(name, node, mutation) : true;
-    };
     const previousNode = callbacks.beforeNodeMorphed;
     callbacks.beforeNodeMorphed = function (oldNode, newNode) {
       if (oldNode.nodeType === 1 && oldNode.hasAttribute("data-copied")) return false;
@@ -215,7 +214,7 @@
     showSoundToggle();
     refresh();
   }
-  // Loaded after the page (penta.js's later scripts): the page is there already.
+  // Loaded when the page first needs it (penta.js): the page is there already.
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
   document.addEventListener("htmx:afterSettle", refresh);

@@ -6,8 +6,9 @@
   document.documentElement.classList.add("js");
 
   // What the page needs only once it is shown (base.html's meta "penta-later": the morphing of answers,
-  // the banners, the socket extension) is fetched after the page's load, all at once, run in order. A
-  // request asked for before then (a tap, a timer's tick) waits for it: its answer is morphed in.
+  // and live.js where a socket opens, which connects it) is fetched after the page's load, all at once,
+  // run in order. A request asked for before then (a tap, a timer's tick) waits for it: its answer is
+  // morphed in.
   let laterLoaded = false;
   const afterLater = [];
   document.addEventListener("htmx:confirm", function (event) {
@@ -17,25 +18,22 @@
       event.detail.issueRequest(true);
     });
   });
+  function fetchScript(url) {
+    const script = document.createElement("script");
+    script.src = url;
+    script.async = false;
+    document.head.appendChild(script);
+    return new Promise(function (resolve) {
+      script.onload = script.onerror = resolve;
+    });
+  }
   function loadLater() {
     const meta = document.querySelector('meta[name="penta-later"]');
     const urls = meta ? meta.content.split(/\s+/).filter(Boolean) : [];
-    const loaded = urls.map(function (url) {
-      const script = document.createElement("script");
-      script.src = url;
-      script.async = false;
-      document.head.appendChild(script);
-      return new Promise(function (resolve) {
-        script.onload = script.onerror = resolve;
-      });
-    });
-    Promise.all(loaded).then(function () {
+    Promise.all(urls.map(fetchScript)).then(function () {
       laterLoaded = true;
-      // A socket's address waits in data-ws-connect until its extension is there; then it connects.
-      document.querySelectorAll("[data-ws-connect]").forEach(function (element) {
-        element.setAttribute("ws-connect", element.dataset.wsConnect);
-        htmx.process(element);
-      });
+      keepDetailsOpen();
+      if (momentsNeeded()) loadMoments();
       afterLater.splice(0).forEach(function (run) {
         run();
       });
@@ -44,6 +42,48 @@
   if (document.readyState === "complete") loadLater();
   else window.addEventListener("load", loadLater);
 
+  // A <details> the player opened (Resign…, the exact figures) stays open when its region is morphed:
+  // the server never renders `open`, so morphing would otherwise close it at every update.
+  function keepDetailsOpen() {
+    const callbacks = window.Idiomorph && window.Idiomorph.defaults && window.Idiomorph.defaults.callbacks;
+    if (!callbacks) return;
+    const previous = callbacks.beforeAttributeUpdated;
+    callbacks.beforeAttributeUpdated = function (name, node, mutation) {
+      if (name === "open" && node.tagName === "DETAILS") return false;
+      return previous ? previous(name, node, mutation) : true;
+    };
+  }
+
+  // moments.js (the banners, the sounds, the copy buttons) is fetched when the page first needs it: a
+  // moment in the #moments region or a game's result to celebrate, the sound switched on, or a tap on
+  // the sound or a copy button (taken again once it is there).
+  let moments = null;
+  function loadMoments() {
+    const meta = document.querySelector('meta[name="penta-moments"]');
+    if (!moments) moments = meta ? fetchScript(meta.content) : Promise.resolve();
+    return moments;
+  }
+  function momentsNeeded() {
+    let sound = false;
+    try {
+      sound = window.localStorage.getItem("penta.sound") === "on";
+    } catch (e) {
+      /* no storage: no sound */
+    }
+    return sound || document.querySelector("#moments [data-moment], #game-result[data-moment]") !== null;
+  }
+  document.addEventListener("htmx:oobAfterSwap", function () {
+    if (!moments && momentsNeeded()) loadMoments();
+  });
+  document.addEventListener("click", function (event) {
+    const button = !moments && event.target.closest && event.target.closest("[data-sound-toggle], [data-copy-link]");
+    if (!button) return;
+    event.preventDefault();
+    loadMoments().then(function () {
+      button.click();
+    });
+  });
+
   // The language menu applies as soon as it changes (its Go button is for pages without JS).
   document.addEventListener("change", function (event) {
     if (event.target.matches("select[data-autosubmit]")) event.target.form.requestSubmit();
@@ -51,8 +91,9 @@
 
   // One action at a time. A tap made while the previous action is on its way is replayed on the fresh
   // board once that answer has arrived, so it applies to the dice the player will see. The queue can
-  // never wedge: whatever becomes of the request (answered, refused, lost, late, aborted before it was
-  // sent), the page releases it, and when the answer did not arrive the board is fetched afresh.
+  // never wedge: whatever becomes of the action (answered, refused, lost, late, aborted before it was
+  // sent), the page releases it, and when the answer did not arrive the board is fetched afresh. An
+  // action travels on the game's socket when it is open (live.js), else as htmx's POST.
   const QUEUE_LIMIT = 4;
   // A request still unanswered after this long is given up (htmx's own timeout, in base.html, is 10 s).
   const STUCK_MS = 12000;
@@ -60,7 +101,9 @@
   // apart): a roll is always followed by a chance to look and hold. #game carries data-roll-cooling
   // meanwhile (tests wait for it to go).
   const ROLL_GUARD_MS = 350;
-  let inflight = null; // {xhr, key, since}
+  // {ticket, key, since}: the ticket is the POST's xhr, or the id of an action sent on the socket (which
+  // also keeps the version its answer says it made, or that it was refused).
+  let inflight = null;
   const queued = [];
   let lastRollAt = 0;
   let lastRollTurn = null;
@@ -116,7 +159,7 @@
     const key = gameAction(event.target);
     // Not a player's action (a timer's tick, a resync): never held back.
     if (!key) return;
-    if (inflight && Date.now() - inflight.since > STUCK_MS) release(inflight.xhr, true);
+    if (inflight && Date.now() - inflight.since > STUCK_MS) release(inflight.ticket, true);
     if (key === "roll") {
       const rolling = (inflight && inflight.key === "roll") || queued.indexOf("roll") >= 0;
       // Only within a turn: the first roll of the next one (the computer may play in between, in a
@@ -131,6 +174,8 @@
     if (inflight) {
       event.preventDefault();
       if (key && queued.length < QUEUE_LIMIT) queued.push(key);
+    } else if (window.pentaLive && window.pentaLive.send(event.target, event.detail.path)) {
+      event.preventDefault(); // on the game socket (live.js)
     }
   });
 
@@ -139,7 +184,7 @@
     // A tick sent while an action is on its way does not take its place in the queue.
     if (key === null || (inflight && !key)) return;
     const xhr = event.detail.xhr;
-    inflight = { xhr: xhr, key: key, since: Date.now() };
+    inflight = { ticket: xhr, key: key, since: Date.now() };
     markBusy(true);
     rememberFocus(event.target);
     // The element that sent the request may be gone by the time the answer comes: follow the
@@ -157,14 +202,35 @@
         if (gameAction(event.target) === null) return;
         const xhr = event.detail && event.detail.xhr;
         window.setTimeout(function () {
-          release(xhr || (inflight && inflight.xhr), true);
+          release(xhr || (inflight && inflight.ticket), true);
         }, 0);
       });
     },
   );
 
-  function release(xhr, lost) {
-    if (!inflight || (xhr && inflight.xhr !== xhr)) return;
+  // The queue's side for live.js, which sends an action on the socket (`ticket`: its id) and says when
+  // its answer is in (`lost`: it will not come), and the version the page shows.
+  window.pentaQueue = {
+    version: function () {
+      return lastVersion;
+    },
+    versionOf: versionOf,
+    adopt: function () {
+      adoptVersion = true;
+    },
+    begin: function (ticket, element) {
+      inflight = { ticket: ticket, key: gameAction(element), since: Date.now() };
+      markBusy(true);
+      rememberFocus(element);
+    },
+    current: function () {
+      return inflight;
+    },
+    done: release,
+  };
+
+  function release(ticket, lost) {
+    if (!inflight || (ticket && inflight.ticket !== ticket)) return;
     inflight = null;
     markBusy(false);
     if (lost) {
@@ -192,15 +258,12 @@
     }
   }
 
-  // The board afresh: by the socket when there is one, else by asking the page's own address.
+  // The board afresh: by the socket when it is open, else by asking the page's own address.
   let resyncing = false;
   function resync() {
     const game = document.getElementById("game");
     if (!game || resyncing) return;
-    if (socket && socketOpen) {
-      askForSync();
-      return;
-    }
+    if (window.pentaLive && window.pentaLive.sync()) return;
     resyncing = true;
     htmx
       .ajax("GET", window.location.pathname + window.location.search, {
@@ -212,17 +275,20 @@
         resyncing = false;
       });
   }
-  // Watchdog: a request that never settles (no answer, no error) is given up, and the board resynced.
+  // Watchdog: a request that never settles (no answer, no error) is given up, and the board resynced; an
+  // action sent on the socket waits for its answer as long as htmx waits for a POST's.
   window.setInterval(function () {
-    if (inflight && Date.now() - inflight.since > STUCK_MS) {
+    if (!inflight) return;
+    const bySocket = typeof inflight.ticket === "number";
+    if (Date.now() - inflight.since > (bySocket ? htmx.config.timeout || STUCK_MS : STUCK_MS)) {
       try {
-        inflight.xhr.abort();
+        if (!bySocket) inflight.ticket.abort();
       } catch (e) {
         /* already done */
       }
-      release(inflight && inflight.xhr, true);
+      release(inflight && inflight.ticket, true);
     }
-  }, 1000);
+  }, 250);
 
   // Focus stays where the player was: after an action the same control (or, when it went away or
   // became disabled, the next one they need) has the focus, not the page.
@@ -323,25 +389,13 @@
     startCountdown();
     startTurnTimer();
   }
-  document.addEventListener("DOMContentLoaded", refreshTimers);
-  document.addEventListener("htmx:afterSettle", refreshTimers);
-  document.addEventListener("htmx:oobAfterSwap", refreshTimers);
-
-  // Live games: every push carries the game's status and version. A page whose shape no longer fits
-  // (the room started, the game ended) reloads; a page that missed a version asks for the full state.
-  let socket = null;
-  let socketOpen = false;
+  // The game's version the page shows. Every answer and push carries it with the game's status: an answer
+  // or push older than the page (pushes and answers travel on different connections; a tick's answer of
+  // a board unchanged) is not applied; a page whose shape no longer fits (the room started, the game
+  // ended) reloads.
   let lastVersion = null;
-  let opened = false;
-  // The answer to a sync is taken even when its version is the page's own: the page asked because
-  // it may not show what its version says.
-  let syncAsked = false;
   // After a resync the page shows the server's version, whatever it believed before.
   let adoptVersion = false;
-  function askForSync() {
-    syncAsked = true;
-    socket.send(JSON.stringify({ action: "sync" }));
-  }
   let rematchYes;
   document.addEventListener("DOMContentLoaded", function () {
     const marker = document.getElementById("game-status");
@@ -349,34 +403,10 @@
     lastVersion = Number(marker.dataset.version);
     rematchYes = marker.dataset.rematchYes;
   });
-  document.addEventListener("htmx:wsOpen", function (event) {
-    if (!event.target.closest || !event.target.closest("#game")) return;
-    socket = event.detail.socketWrapper;
-    socketOpen = true;
-    // After a reconnect, ask for the full state: pushes may have been missed while away.
-    if (opened) askForSync();
-    opened = true;
-  });
-  document.addEventListener("htmx:wsClose", function (event) {
-    if (event.target.closest && event.target.closest("#game")) socketOpen = false;
-  });
-  // Pushes and answers travel on different connections: never let an older state replace a newer one.
   function versionOf(html) {
     const match = /id="game-status"[^>]*data-version="(\d+)"/.exec(html || "");
     return match ? Number(match[1]) : null;
   }
-  document.addEventListener("htmx:wsBeforeMessage", function (event) {
-    const version = versionOf(event.detail.message);
-    if (version === null || lastVersion === null) return;
-    if (syncAsked && version >= lastVersion) {
-      syncAsked = false;
-      adoptVersion = true;
-      return;
-    }
-    // The same version as the page already shows (usually the answer to this page's own action) is
-    // not applied again.
-    if (version <= lastVersion) event.preventDefault();
-  });
   document.addEventListener("htmx:beforeSwap", function (event) {
     const xhr = event.detail.xhr;
     const config = event.detail.requestConfig;
@@ -418,47 +448,57 @@
       lastVersion = version;
       return;
     }
-    if (lastVersion !== null && version > lastVersion + 1 && socket) askForSync();
+    // A version missed: the whole board, by the socket (live.js) if it is open.
+    if (lastVersion !== null && version > lastVersion + 1 && window.pentaLive) window.pentaLive.sync();
     lastVersion = Math.max(lastVersion || 0, version);
+  });
+
+
+  document.addEventListener("DOMContentLoaded", refreshTimers);
+  document.addEventListener("htmx:afterSettle", refreshTimers);
+  document.addEventListener("htmx:oobAfterSwap", refreshTimers);
+
+})();
+
+// A box's key (a-m, in the sheet's order: dicegame.screen.markup.BOX_KEYS) chooses it, as a tap would;
+// "?" opens the key help (a popover, which its button opens without JavaScript too).
+(function () {
+  "use strict";
+  const BOXES = "ONES TWOS THREES FOURS FIVES SIXES THREE_OF_A_KIND FOUR_OF_A_KIND FULL_HOUSE SMALL_STRAIGHT LARGE_STRAIGHT CHANCE PENTA".split(" ");
+  document.addEventListener("keydown", function (event) {
+    if (event.altKey || event.ctrlKey || event.metaKey || event.repeat || event.key.length !== 1) return;
+    const focused = document.activeElement;
+    if (focused && focused.matches("input, select, textarea, [contenteditable]")) return;
+    const help = document.getElementById("key-help");
+    if (event.key === "?" && help && help.togglePopover) {
+      event.preventDefault();
+      help.togglePopover();
+      return;
+    }
+    const box = BOXES["abcdefghijklm".indexOf(event.key.toLowerCase())];
+    const button = box && document.querySelector('#game [data-action="box-' + box + '"]');
+    if (!button) return;
+    event.preventDefault();
+    if (!button.disabled) button.click();
   });
 })();
 
-// The notification socket (accounts): a heartbeat every 30 s keeps the player "online" for their
-// friends, and a notice's close button removes it. The server does the rest.
+// The compact header's menu (game pages, a <details>): Escape or a tap elsewhere closes it, and Escape
+// gives the focus back to its button.
 (function () {
   "use strict";
-
-  const PING_MS = 30000;
-  let socket = null;
-  let pinger = null;
-
-  function isNotifications(event) {
-    return event.target && event.target.id === "notifications";
+  function openMenu() {
+    return document.querySelector("[data-header-menu][open]");
   }
-
-  function ping() {
-    if (socket) socket.send(JSON.stringify({ type: "ping" }));
-  }
-
-  document.addEventListener("htmx:wsOpen", function (event) {
-    if (!isNotifications(event)) return;
-    socket = event.detail.socketWrapper;
-    if (pinger) window.clearInterval(pinger);
-    pinger = window.setInterval(ping, PING_MS);
+  document.addEventListener("keydown", function (event) {
+    const menu = event.key === "Escape" && openMenu();
+    if (!menu) return;
+    menu.open = false;
+    menu.querySelector("summary").focus();
   });
-
-  document.addEventListener("htmx:wsClose", function (event) {
-    if (!isNotifications(event)) return;
-    socket = null;
-    if (pinger) window.clearInterval(pinger);
-    pinger = null;
-  });
-
   document.addEventListener("click", function (event) {
-    const button = event.target.closest && event.target.closest("[data-notice-close]");
-    if (!button) return;
-    const notice = button.closest(".notice");
-    if (notice) notice.remove();
+    const menu = openMenu();
+    if (menu && !menu.contains(event.target)) menu.open = false;
   });
 })();
 

@@ -60,3 +60,17 @@ def _patient_expectations():
 @pytest.fixture(params=sorted(VIEWPORTS))
 def viewport(request) -> dict:
     return VIEWPORTS[request.param]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def browser_mail():
+    """A real SMTP server (aiosmtpd on loopback) for the live server's mail: set in the environment
+    before the server's process starts (an autouse session fixture comes first), so its mail sweep
+    sends there through Django's SMTP backend, as production does."""
+    import os
+
+    from tests.support.smtp import SmtpServer
+
+    with SmtpServer() as server:
+        os.environ["EMAIL_HOST"], os.environ["EMAIL_PORT"] = "127.0.0.1", str(server.port)
+        yield server

@@ -35,6 +35,12 @@ DESKTOP = {"width": 1280, "height": 860}
 LAPTOP = {"width": 1100, "height": 900}
 WIDE = {"width": 1280, "height": 900}
 VIEWPORTS = {"desktop": LAPTOP, "phone": PHONE}
+# The phones a game screen is made for (issue 40): everything of a turn in one screen on each.
+PHONES = {
+    "360x740": PHONE,
+    "390x844": {"width": 390, "height": 844},
+    "412x915": {"width": 412, "height": 915},
+}
 # The play screen's two shapes: dice beside the whole sheet, and the dock pinned under it on a phone.
 PLAY_SCREENS = {"desktop": WIDE, "phone": PHONE}
 
@@ -70,6 +76,14 @@ def logged_in_page(
     if language:
         page.context.add_cookies([{"name": "django_language", "value": language, "url": base}])
     return page
+
+
+def open_menu(page: Page) -> None:
+    """A game page's compact header keeps every link but the "your turn" badge in its menu: open it."""
+    menu = page.locator("[data-header-menu]")
+    if menu.count() and menu.get_attribute("open") is None:
+        menu.locator("summary").click()
+        expect(menu).to_have_attribute("open", "")
 
 
 def game_id_of(page: Page) -> int:
@@ -133,9 +147,9 @@ def die(page: Page, n: int) -> Locator:
 
 
 def box_name(label: str) -> re.Pattern:
-    """A box button's accessible name: the box, then its points for the viewer ("Ones, 3 points",
-    "Ones, written 3"), or the box alone."""
-    return re.compile(rf"^{re.escape(label)}(, .*)?$")
+    """A box button's accessible name: the box (with its short name on a sheet of three or four seats:
+    "Ones (1s)"), then its points for the viewer ("Ones, 3 points", "Ones, written 3"), or the box alone."""
+    return re.compile(rf"^{re.escape(label)}( \([^)]+\))?(, .*)?$")
 
 
 def box_button(page: Page, box: str) -> Locator:
@@ -298,16 +312,25 @@ def play_auto_committed_turn(page: Page, turn: int) -> None:
         assert filled_after[box] == points
 
 
-def play_person_turn(page: Page, name: str, round_number: int, *, reload_mid_turn: bool = False) -> None:
-    """One person's turn of a local game: the "Pass to" screen, one roll, the first open box."""
-    # Between turns: whom to pass the device to, with one big target that starts the turn.
+def play_person_turn(
+    page: Page, name: str, round_number: int, *, reload_mid_turn: bool = False, first: bool = False
+) -> None:
+    """One person's turn of a local game: the "Pass to" screen (but before the game's `first` turn, when
+    the device is in their hands already: Roll), one roll, the first open box."""
     expect(page.locator(".turn-line")).to_contain_text(f"Round {round_number} of 13")
-    expect(page.locator(f'[data-pass-to="{name}"]')).to_contain_text(f"Pass to {name}")
-    tap = page.get_by_role("button", name=f"{name}, tap to start your turn")
-    box = tap.bounding_box()
-    assert box is not None and box["height"] >= 44 and box["width"] >= 200, box
-    wait_htmx_idle(page)
-    tap.click()
+    if first:
+        expect(page.locator("[data-pass-to]")).to_have_count(0)
+        expect(page.locator(".turn-line")).to_contain_text(name)
+        wait_htmx_idle(page)
+        roll_button(page).click()
+    else:
+        # Between turns: whom to pass the device to, with one big target that starts the turn.
+        expect(page.locator(f'[data-pass-to="{name}"]')).to_contain_text(f"Pass to {name}")
+        tap = page.get_by_role("button", name=f"{name}, tap to start your turn")
+        box = tap.bounding_box()
+        assert box is not None and box["height"] >= 44 and box["width"] >= 200, box
+        wait_htmx_idle(page)
+        tap.click()
     expect(rolls_field(page)).to_have_value("1")
     expect(page.locator("[data-pass-to]")).to_have_count(0)
     expect(page.locator('#dice-tray [data-die="1"]')).to_have_attribute("data-value", re.compile(r"^[1-6]$"))
@@ -484,7 +507,8 @@ def open_with_notices(page: Page, url: str, user) -> None:
 
 
 def waiting_count(page: Page) -> Locator:
-    """The header's "Your turn" link; its data-waiting (and its badge) is the number of games waiting."""
+    """The header's Inbox link; its data-waiting (and its badge) counts what waits for the person: games
+    for their move, challenges and invitations for their answer."""
     return page.locator("#waiting-count")
 
 
@@ -908,3 +932,39 @@ def play_tournament_round(page: Page, number: int) -> int:
     page.locator("[data-tournament-link] a").click()
     expect(page).to_have_url(TOURNAMENT_URL)
     return game_id
+
+
+# -- challenges, the inbox and a game with someone new (issue 41) --------------------------------------
+
+
+def inbox(page: Page) -> Locator:
+    """The home page's inbox: what waits for the person, then their own offers."""
+    return page.locator("#inbox")
+
+
+def challenge_entry(page: Page, challenge_id: int) -> Locator:
+    """The challenge's line in the inbox (waiting for the person's answer, or their own)."""
+    return inbox(page).locator(f'li[data-challenge="{challenge_id}"]')
+
+
+def send_challenge(page: Page, base: str, username: str, *, pace: str | None = None) -> None:
+    """From the friends page, the friend's Play and the sheet's Challenge (`pace` as the sheet words
+    it: "Correspondence: a day a move"; none: the sheet's own)."""
+    page.goto(f"{base}/accounts/friends/")
+    page.locator(f'[data-play="{username}"]').click()
+    expect(page.get_by_role("heading", name=f"Play {username}")).to_be_visible()
+    if pace is not None:
+        page.get_by_label("Pace").select_option(label=pace)
+    page.get_by_role("button", name=f"Challenge {username}").click()
+
+
+def become_friends(asking: Page, answering: Page, base: str, asked: str, asker: str) -> None:
+    """Through the friends pages: `asking` finds `asked` and adds them, `answering` accepts."""
+    asking.goto(f"{base}/accounts/friends/")
+    asking.get_by_label("Find a player").fill(asked)
+    asking.get_by_role("button", name="Search").click()
+    asking.get_by_role("button", name=f"Add friend {asked}").click()
+    expect(asking.locator("#messages")).to_contain_text(f"Friend request sent to {asked}.")
+    answering.goto(f"{base}/accounts/friends/")
+    answering.get_by_role("button", name=f"Accept {asker}").click()
+    expect(answering.locator(f'[data-play="{asker}"]')).to_be_visible()

@@ -1,9 +1,9 @@
 """An automated accessibility scan with axe-core (vendored in tests/browser/vendor/) of the main screens:
 home, a solo game mid-turn, a live game between two people, the review of a finished game, the
-statistics, a tournament's page and the list of tournaments; on a desktop and at 360x740, light and
-dark. No violation of impact "serious" or "critical" may remain. axe is injected into the page, so these
-contexts bypass the CSP (the site's own pages need no such thing). axe skips disabled controls in its
-contrast rule: tests/browser/test_layout.py covers them."""
+statistics, a tournament's page and the list of tournaments; on a desktop and at 360x740, 390x844 and
+412x915, light and dark. No violation of impact "serious" or "critical" may remain. axe is injected into
+the page, so these contexts bypass the CSP (the site's own pages need no such thing). axe skips disabled
+controls in its contrast rule: tests/browser/test_layout.py covers them."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tests.browser.pages import (
     AXE,
     BLOCKING,
     DESKTOP,
-    PHONE,
+    PHONES,
     log_in,
     new_page,
     off_the_browsers_loop,
@@ -29,10 +29,14 @@ from tests.support.tournaments import tournament_with_a_round_played
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+# A desktop and every phone a game screen is made for (issue 40), light and dark.
+SCREENS = {"desktop": DESKTOP} | {f"phone-{size}": screen for size, screen in PHONES.items()}
+
+
 @pytest.mark.parametrize(
     ("viewport", "dark"),
-    [(DESKTOP, False), (DESKTOP, True), (PHONE, False), (PHONE, True)],
-    ids=["desktop-light", "desktop-dark", "phone-light", "phone-dark"],
+    [(screen, dark) for screen in SCREENS.values() for dark in (False, True)],
+    ids=[f"{name}-{'dark' if dark else 'light'}" for name in SCREENS for dark in (False, True)],
 )
 def test_main_screens_have_no_serious_accessibility_violations(
     browser: Browser, live_server_url: str, viewport: dict, dark: bool

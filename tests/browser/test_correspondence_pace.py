@@ -147,7 +147,7 @@ def test_the_games_waiting_are_listed_the_soonest_due_first(
 
     # The header's count leads to the home page's list.
     waiting_count(page).click()
-    expect(page).to_have_url(f"{live_server_url}/#waiting")
+    expect(page).to_have_url(f"{live_server_url}/#inbox")
     entries = waiting_list(page).locator("li")
     expect(entries).to_have_count(3)
     order = [entries.nth(i).get_attribute("data-game") for i in range(3)]
@@ -160,11 +160,12 @@ def test_the_games_waiting_are_listed_the_soonest_due_first(
             "Correspondence, 3 days a move",
         ]
     )
+    # When each is due, as a person says it: today or tomorrow by the clock, or on the day of the week.
     expect(waiting_list(page).locator("time[data-time-left]")).to_have_text(
         [
-            re.compile(r"^\s*(5\d\sminutes|1\shour)\sleft\s*$"),
-            re.compile(r"^\s*(7\shours,\s5\d\sminutes|8\shours)\sleft\s*$"),
-            re.compile(r"^\s*(2\sdays,\s23\shours|3\sdays)\sleft\s*$"),
+            re.compile(r"^\s*by \d\d:\d\d( tomorrow)?\s*$"),
+            re.compile(r"^\s*by \d\d:\d\d( tomorrow)?\s*$"),
+            re.compile(r"^\s*by \d\d:\d\d on [A-Z][a-z]+day\s*$"),
         ]
     )
     expect(waiting_entry(page, theirs.pk)).to_have_count(0)
@@ -185,7 +186,7 @@ def test_a_dutch_page_gets_its_list_of_games_waiting_in_dutch(browser: Browser, 
     femke_home = logged_in_page(browser, live_server_url, "femke", language="nl")
     open_with_notices(femke_home, f"{live_server_url}/", femke)
     expect(femke_home.locator("html")).to_have_attribute("lang", "nl")
-    expect(waiting_count(femke_home)).to_contain_text("Jouw beurt")
+    expect(waiting_count(femke_home)).to_contain_text("wacht op jou")
     expect(waiting_list(femke_home).get_by_role("heading")).to_have_text("Jouw beurt")
     expect_waiting_count(femke_home, 0)
 
@@ -199,8 +200,8 @@ def test_a_dutch_page_gets_its_list_of_games_waiting_in_dutch(browser: Browser, 
     expect(entry.get_by_role("link")).to_have_text("Tegen hana")
     expect(entry).to_contain_text("Correspondentie, een dag per zet")
     left = entry.locator("time[data-time-left]")
-    expect(left).to_have_text(re.compile(r"^\s*nog\s(23\suur,\s\d+\sminu(ut|ten)|1\sdag)\s*$"))
-    expect(waiting_count(femke_home)).to_contain_text("Jouw beurt")
+    expect(left).to_have_text(re.compile(r"^\s*morgen vóór \d\d:\d\d\s*$"))
+    expect(waiting_count(femke_home)).to_contain_text("wacht op jou")
     expect(femke_home.locator("html")).to_have_attribute("lang", "nl")
     # While hana's page, in English, says whose move it is now in English.
     expect(hana_game.locator("[data-move-deadline]")).to_have_text(time_left("femke", "23|24"))

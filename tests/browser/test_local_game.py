@@ -51,7 +51,9 @@ def test_two_people_and_a_computer_play_a_whole_game_on_a_phone(page: Page, live
     assert_fits_the_phone(page)
 
     for round_number in range(1, 14):
-        play_person_turn(page, "Anna", round_number, reload_mid_turn=round_number == RELOAD_ROUND)
+        play_person_turn(
+            page, "Anna", round_number, reload_mid_turn=round_number == RELOAD_ROUND, first=round_number == 1
+        )
         play_person_turn(page, "Ben", round_number)
         # The computer's turn: its moves come over the socket; speed them up now and then.
         if round_number % 2:
@@ -101,13 +103,16 @@ def test_on_a_phone_names_stay_whole_the_dock_stays_small_and_no_key_is_named(
     for i in range(4):
         assert split_words(heads.nth(i)) == [], f"a name breaks mid-word: {heads.nth(i).inner_text()!r}"
     assert_fits_the_phone(page)
+    # No hand-over before the game's very first turn: Anna holds the device.
+    expect(page.locator("[data-pass-to]")).to_have_count(0)
+    play_person_turn(page, "Anna", 1, first=True)
     # The pass screen: the dock holds it without covering half the screen; no second Roll, no "(Space)".
     expect(page.locator("[data-pass-to]")).to_be_visible()
     expect(roll_button(page)).to_have_count(0)
     expect(page.locator("#dock")).not_to_contain_text("(Space)", use_inner_text=True)
     dock = rect(page.locator("#dock"))
     assert dock["height"] <= PHONE["height"] * 0.4, f"the dock is {dock['height']} px of {PHONE['height']}"
-    page.get_by_role("button", name="Anna, tap to start your turn").click()
+    page.get_by_role("button", name="Benjamin, tap to start your turn").click()
     expect(page.locator("[data-pass-to]")).to_have_count(0)
     expect(page.locator('#dice-tray [data-die="1"]')).to_have_attribute("data-value", re.compile(r"^[1-6]$"))
     dock = rect(page.locator("#dock"))

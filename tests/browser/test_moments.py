@@ -19,6 +19,7 @@ from tests.browser.pages import (
     WAIT_MS,
     confirm_button,
     log_in,
+    open_menu,
     rig_dice,
     roll_button,
     rolls_field,
@@ -128,6 +129,7 @@ def test_sound_is_off_until_turned_on_and_remembered(screen: Page, live_server_u
     roll_button(screen).click()
     expect(rolls_field(screen)).to_have_value("1")
     assert screen.evaluate("document.documentElement.dataset.lastSound") is None  # off: silent
+    open_menu(screen)  # a game page's header keeps it in its menu
     toggle.click()
     expect(toggle).to_have_text("Sound: on")
     expect(toggle).to_have_attribute("aria-pressed", "true")

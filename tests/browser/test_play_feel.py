@@ -3,17 +3,19 @@
 One press of Roll is one roll (a double click, two quick clicks); the keyboard focus stays on the control
 the player used; a tap begun as a push redraws the board still lands (the board is morphed, not
 replaced); hundreds of fast taps with pushes, lost answers and late answers meanwhile never wedge the
-page; players who said yes to a rematch are taken to it; spectators get no controls."""
+page, on the game socket its actions travel on and on the POSTs it falls back to; players who said yes
+to a rematch are taken to it; spectators get no controls."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import random
 import re
 
 import pytest
 from django.utils import timezone
-from playwright.sync_api import Browser, Route, expect
+from playwright.sync_api import Browser, Page, Route, WebSocketRoute, expect
 from playwright.sync_api import Error as PlaywrightError
 
 from dicegame.models import Game
@@ -129,47 +131,108 @@ def test_a_tap_begun_before_a_push_still_lands(browser: Browser, live_server_url
 # -- defect 12: the queue never wedges ---------------------------------------------------------------
 
 
-def test_hundreds_of_fast_taps_with_lost_and_late_answers_never_wedge_the_page(
-    browser: Browser, live_server_url: str, viewport: dict
-):
-    user = UserFactory(username="stef")
-    page = logged_in_page(browser, live_server_url, user.username, viewport=viewport)
-    game_id = start_against_computers(page, live_server_url)
-    # Answers that never come back, and answers later than the page waits for, now and then.
-    page.evaluate("htmx.config.timeout = 1500")
-    count = {"n": 0}
+class Faults:
+    """Every n-th action of the page (`at`: its answer lost, the action lost on the way, its answer later
+    than the page waits), on the path it takes: its POSTs (`post`, the game socket kept down) or its game
+    socket's frames (`socket`). `lost_answers` makes every answer lost from then on."""
 
-    def answer_lost(route: Route) -> None:
-        # The server gets the request and applies it; its answer never reaches the page.
-        with contextlib.suppress(PlaywrightError):
-            route.fetch()
-            route.abort("connectionreset")
+    def __init__(self, page: Page, transport: str):
+        self.page = page
+        self.n = 0
+        self.lost_answers = False
+        self.down = transport == "post"
+        self.answers_lost: set[str] = set()
+        self.answers_late: set[str] = set()
+        # The socket (for the POSTs: down, so that the page falls back to them).
+        page.route_web_socket(re.compile(r"/ws/games/"), self.socket)
+        if transport == "post":
+            page.route(ACTION_POST, self.post)
 
-    def faulty(route: Route) -> None:
-        count["n"] += 1
-        if count["n"] % 17 == 0:
-            answer_lost(route)
-        elif count["n"] % 19 == 0:
-            route.abort("connectionreset")  # lost on the way: the server never sees it
-        elif count["n"] % 23 == 0:
+    def fault(self) -> str:
+        self.n += 1
+        if self.lost_answers or self.n % 17 == 0:
+            return "answer lost"
+        if self.n % 19 == 0:
+            return "lost on the way"
+        return "late" if self.n % 23 == 0 else ""
+
+    def post(self, route: Route) -> None:
+        fault = self.fault()
+        if fault == "answer lost":
+            # The server gets the request and applies it; its answer never reaches the page.
+            with contextlib.suppress(PlaywrightError):
+                route.fetch()
+                route.abort("connectionreset")
+        elif fault == "lost on the way":
+            route.abort("connectionreset")  # the server never sees it
+        elif fault == "late":
             # Beyond the page's timeout: given up, then resynced (and the page may be gone by then).
             with contextlib.suppress(PlaywrightError):
-                page.wait_for_timeout(2000)
+                self.page.wait_for_timeout(2000)
                 route.continue_()
         else:
             route.continue_()
 
-    page.route(re.compile(r"/games/\d+/(hold|roll)/"), faulty)
+    def socket(self, ws: WebSocketRoute) -> None:
+        if self.down:
+            ws.close(code=1012)  # a server restarting: the page tries again later, and POSTs meanwhile
+            return
+        server = ws.connect_to_server()
+
+        def to_server(message) -> None:
+            frame = json.loads(message)
+            if frame.get("action") in ("sync", "ping"):
+                server.send(message)
+                return
+            fault = self.fault()
+            if fault == "answer lost":
+                self.answers_lost.add(str(frame["id"]))
+            elif fault == "late":
+                self.answers_late.add(str(frame["id"]))
+            if fault != "lost on the way":
+                server.send(message)
+
+        def to_page(message) -> None:
+            answer = re.match(r'<div id="messages"[^>]* data-answer="(\d+)"', message)
+            if answer and answer.group(1) in self.answers_lost:
+                return
+            if answer and answer.group(1) in self.answers_late:
+                with contextlib.suppress(PlaywrightError):
+                    self.page.wait_for_timeout(2000)  # the page stops waiting at 1.5 s
+            with contextlib.suppress(PlaywrightError):
+                ws.send(message)
+
+        ws.on_message(to_server)
+        server.on_message(to_page)
+
+
+ACTION_POST = re.compile(r"/games/\d+/(hold|roll)/")
+
+
+@pytest.mark.parametrize("transport", ["socket", "post"])
+def test_hundreds_of_fast_taps_with_lost_and_late_answers_never_wedge_the_page(
+    browser: Browser, live_server_url: str, viewport: dict, transport: str
+):
+    user = UserFactory(username="stef")
+    page = logged_in_page(browser, live_server_url, user.username, viewport=viewport)
+    # Answers that never come back, and answers later than the page waits for, now and then; on the
+    # socket, as the page's actions travel on it, or on the POSTs, the page's path while it is down.
+    faults = Faults(page, transport)
+    game_id = start_against_computers(page, live_server_url)
+    if transport == "socket":
+        expect(page.locator("#game[data-live]")).to_be_attached()
+    expect(page.locator("html.js")).to_be_attached()  # htmx and penta.js have run
+    page.evaluate("htmx.config.timeout = 1500")
     roll_button(page).click()
     expect(rolls_field(page)).to_have_value("1")
     rng = random.Random(12)
     boxes = {n: die(page, n).bounding_box() for n in range(1, 6)}
     roll_box = roll_button(page).bounding_box()
     # At least 300 taps, and on until each kind of fault above has struck at least once (the 23rd
-    # request): a slow machine gets fewer requests through per tap, and a count of taps alone once let
+    # action): a slow machine gets fewer actions through per tap, and a count of taps alone once let
     # only 8 requests through, none of them faulty.
     i = 0
-    while i < 300 or (count["n"] < 24 and i < 3000):
+    while i < 300 or (faults.n < 24 and i < 3000):
         # One roll in the storm: two of three rolls used, so no auto-commit cuts the test short.
         target = roll_box if i == 150 else boxes[rng.randint(1, 5)]
         page.mouse.click(target["x"] + target["width"] / 2, target["y"] + target["height"] / 2)
@@ -178,16 +241,16 @@ def test_hundreds_of_fast_taps_with_lost_and_late_answers_never_wedge_the_page(
             # once no rolls are left: holding changes nothing then).
             act_elsewhere(page, live_server_url, game_id, "hold/4")
         i += 1
-    page.unroute(re.compile(r"/games/\d+/(hold|roll)/"))
     # Most taps land while an action is on its way (the page keeps at most 4 of them queued), yet a
     # page that keeps playing sends on: a wedged one stops at a handful.
-    assert count["n"] >= 24, "the taps reached the server, and every kind of fault struck"
+    assert faults.n >= 24, "the taps reached the server, and every kind of fault struck"
     # The last tap's answer is lost too: nothing else will come to put the page right but its own resync.
     settled(page)
-    page.route(re.compile(r"/games/\d+/hold/"), answer_lost)
+    faults.lost_answers = True
     die(page, 3).click()
     settled(page)
-    page.unroute(re.compile(r"/games/\d+/hold/"))
+    faults.lost_answers = False
+    page.unroute(ACTION_POST)
 
     # The page settles on the server's board: the same version, dice and holds.
     converged(page, game_id)
@@ -199,6 +262,9 @@ def test_hundreds_of_fast_taps_with_lost_and_late_answers_never_wedge_the_page(
     # And it still plays: a box, Confirm, and the computer's turn, then Roll again.
     page.locator("#scoresheet button.box-button:not([disabled]):not([data-asks-zero])").first.click()
     page.locator('#game [data-action="confirm"]').click()
+    expect(page.locator("[data-bot-playing]")).to_be_visible()
+    if transport == "post":
+        return  # the computer's moves reach the page by its socket, and this one stays down
     expect(page.locator(".turn-line")).to_contain_text("Round 2 of 13", timeout=WAIT_MS * 2)
     expect(roll_button(page)).to_be_enabled(timeout=WAIT_MS * 2)
     roll_button(page).click()

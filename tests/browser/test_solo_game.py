@@ -26,6 +26,7 @@ from tests.browser.pages import (
     dice_values,
     die,
     filled_scores,
+    open_menu,
     play_auto_committed_turn,
     play_turn_with_holds,
     roll,
@@ -108,6 +109,7 @@ def test_whole_solo_game_through_the_ui(page: Page, live_server_url: str):
     assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == commitment
     expect(page.locator("[data-commitment]")).to_have_text(commitment)
 
+    open_menu(page)  # a game page's header keeps its links in the menu
     page.get_by_role("link", name="My games").click()
     expect(page).to_have_url(re.compile(r"/games/$"))
     row = page.locator(f'tr[data-game="{game_id}"]')

@@ -396,6 +396,7 @@ def test_ranks_histogram_par_and_share_text(clock):
         'data-rank="3"' in html and 'data-friends-rank="2"' in html and f'data-par="{par["total"]}"' in html
     )
     assert "data-share-text" in html and 'data-copy-link="#daily-share-text"' in html
+    assert "data-par-rule" in html and "the box that comes first on the sheet" in html
     site = html.split('data-board="site"')[1]
     assert (
         'data-user="other"' in site and 'data-user="hidden"' not in site and 'data-user="friend"' not in site

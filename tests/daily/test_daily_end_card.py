@@ -64,7 +64,10 @@ def test_the_daily_end_card_leads_with_place_par_and_share(clock, strategy):
     assert 'data-copy-link="#daily-end-share-text"' in card and 'id="daily-end-share-text"' in card
     assert f'href="/daily/{DAY.isoformat()}/" data-daily-day' in card
     # The next challenge: Amsterdam's next midnight, in the person's zone and format.
-    assert "The next daily challenge opens 2 Dec 2026, 00:00." in card
+    # The zone is said: a reader elsewhere knows whose midnight it is (issue 40).
+    assert "The next daily challenge opens 2 Dec 2026, 00:00 CET." in card
+    # The share text's squares with their legend beside them.
+    assert "One square per box, in the sheet's order: 🟩 scored well · 🟨 scored · ⬛ zero." in card
     # No "Play again": that would be an ordinary solo game.
     assert "data-play-again" not in card and "Play again" not in card
     assert game.seed not in html
@@ -75,7 +78,7 @@ def test_the_daily_end_card_leads_with_place_par_and_share(clock, strategy):
     client.cookies["penta_tz"] = "America/New_York"
     card = end_card(client.get(f"/games/{game.pk}/").content.decode())
     assert "Dagelijkse uitdaging: je resultaat" in card
-    assert "De volgende dagelijkse uitdaging begint 1 dec 2026, 18:00." in card
+    assert "De volgende dagelijkse uitdaging begint 1 dec 2026, 18:00 EST." in card
     assert "Kopieer" in card and "2 van 3" in card
 
 

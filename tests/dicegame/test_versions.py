@@ -8,6 +8,7 @@ import datetime as dt
 import threading
 
 import pytest
+from cachetools import LRUCache
 from django.db import transaction
 from django.utils import timezone
 
@@ -162,7 +163,7 @@ def test_a_value_is_kept_in_the_process_when_the_shared_cache_has_forgotten_it()
 
 
 def test_the_process_keeps_only_its_last_values(monkeypatch):
-    monkeypatch.setattr(versions, "LOCAL_ENTRIES", 2)
+    monkeypatch.setattr(versions, "_local", LRUCache(maxsize=2))
     versions.bump("thing")
     current = versions.read(["thing"])
     for key in ("a", "b", "c"):
@@ -171,3 +172,42 @@ def test_the_process_keeps_only_its_last_values(monkeypatch):
     # "a" was the oldest of three: gone from the process and from the shared cache, computed again.
     assert versions.cached("a", [], lambda: "a again", versions=current) == "a again"
     assert versions.cached("c", [], lambda: "c again", versions=current) == "c"
+
+
+def test_a_value_read_again_is_kept_longer_than_one_left_unread(monkeypatch):
+    """Least recently used, not first in: a page's rows read on every view stay while others come."""
+    monkeypatch.setattr(versions, "_local", LRUCache(maxsize=2))
+    versions.bump("thing")
+    current = versions.read(["thing"])
+    versions.cached("hot", [], lambda: "hot", versions=current)
+    versions.cached("cold", [], lambda: "cold", versions=current)
+    assert versions.cached("hot", [], lambda: "hot again", versions=current) == "hot"
+    versions.cached("new", [], lambda: "new", versions=current)
+    forget_cached()
+    assert versions.cached("hot", [], lambda: "hot again", versions=current) == "hot"
+    assert versions.cached("cold", [], lambda: "cold again", versions=current) == "cold again"
+
+
+def test_the_process_memory_holds_under_threads_reading_and_writing_at_once(monkeypatch):
+    """The requests' threads share it (cachetools' caches are not thread-safe on their own): many
+    threads storing and reading past its size never break it nor leave it over its size."""
+    local = LRUCache(maxsize=50)
+    monkeypatch.setattr(versions, "_local", local)
+    errors = []
+
+    def work(n):
+        try:
+            for i in range(2000):
+                key = f"k{(n * 7919 + i) % 300}"
+                versions._keep(key, (key,))
+                boxed = versions._get(f"k{(n + i) % 300}")
+                assert boxed is None or boxed == (f"k{(n + i) % 300}",)
+        except Exception as exc:  # any failure is the finding
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not errors and len(local) <= 50

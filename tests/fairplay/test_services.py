@@ -240,6 +240,15 @@ def test_the_fair_play_page_says_the_rules_in_both_languages(client):
     assert b"Het model, geen drempel" in nl.content
 
 
+def test_the_fair_play_page_says_what_counts_and_what_the_model_cannot_tell_apart(client):
+    en = client.get(reverse("fairplay:page")).content.decode()
+    assert "data-not-yours" in en and "A box the auto-commit wrote after your last roll is not yours" in en
+    assert f"up to {round(100 * M.ALLOWANCE)}% of the decisions" in en
+    assert "data-solver-level" in en and "is play at the solver" in en
+    nl = client_for(UserFactory(), language="nl").get(reverse("fairplay:page")).content.decode()
+    assert "niveau van de solver zelf" in nl and f"tot {round(100 * M.ALLOWANCE)}% van de beslissingen" in nl
+
+
 def test_the_review_queue_shows_the_evidence_and_staff_decide_there(strategy, admin_client, admin_user):
     cheat = UserFactory(username="cheat")
     games = rated_games(cheat, 8)
@@ -295,4 +304,4 @@ def test_signals_of_an_older_model_are_assessed_again(strategy):
     assess()
     rows = GameSignals.objects.filter(game=game, user=cheat)
     assert [r.version for r in rows] == [M.MODEL_VERSION]
-    assert rows[0].signals.table.shape == M.empty_table().shape
+    assert len(rows[0].signals.records) == rows[0].decisions

@@ -53,6 +53,8 @@ def test_a_report_from_a_game_page_is_stored_with_its_context(user_client, user,
     body = form.content.decode()
     assert form.status_code == 200
     assert f'data-report-game="{my_game.pk}"' in body and "Firefox/140.0" in body
+    # Written for the person reporting, not a developer's "Game 14 (v7)" (issue 40).
+    assert f"Game {my_game.pk}, as it was after 7 moves" in body and "(v7)" not in body
     assert 'name="email"' not in body  # a user is known: no e-mail asked
     response = user_client.post(
         REPORT,

@@ -114,7 +114,8 @@ class Table:
                 message = {"action": "hold", "turn": turn, "roll": roll, "die": roll}
             elif not self.chosen:
                 box = await in_db(box_for, self.game_id, turn)
-                message = {"action": "choose", "turn": turn, "roll": roll, "box": box}
+                # A zero is asked about first (as on the page): the player has said yes already.
+                message = {"action": "choose", "turn": turn, "roll": roll, "box": box, "confirm_zero": 1}
             else:
                 message = {"action": "confirm", "turn": turn, "roll": roll}
             before = max(me.version, other.version)

@@ -144,7 +144,7 @@ def test_a_killed_process_does_not_stall_the_table(daphne_servers, clock):
             await a.until(lambda: a.roll == 1, 10, "ann's roll")
             box = await in_db(box_for, game.pk, 1)
             version = a.version
-            await a.send({"action": "choose", "turn": 1, "roll": 1, "box": box})
+            await a.send({"action": "choose", "turn": 1, "roll": 1, "box": box, "confirm_zero": 1})
             await a.version_above(version)
             await a.send({"action": "confirm", "turn": 1, "roll": 1})
             await b.until(lambda: b.turn == 2, 10, "bob's turn on bob's screen")

@@ -117,3 +117,28 @@ def test_channel_layer_round_trip():
     assert message == {"type": "game.updated", "version": 7}
     expected = "LocalFirstPubSubLayer" if os.environ.get("REDIS_URL") else "InMemoryChannelLayer"
     assert type(layer).__name__ == expected
+
+
+def _site_url(**env) -> str:
+    environment = {k: v for k, v in os.environ.items() if k not in ("PENTA_SITE_URL", "PORT")}
+    environment |= {"DJANGO_SETTINGS_MODULE": "penta.settings", "DEBUG": "true", **env}
+    result = subprocess.run(
+        [sys.executable, "-c", "from django.conf import settings; print(settings.PENTA_SITE_URL)"],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_mail_links_lead_to_the_running_server_s_port():
+    """`make run PORT=8201`: the links in its mails use 8201, not 8000 (issue 40)."""
+    assert _site_url(PORT="8201") == "http://127.0.0.1:8201"
+    assert _site_url() == "http://127.0.0.1:8000"
+    assert _site_url(PORT="8201", PENTA_SITE_URL="https://penta.example.com") == "https://penta.example.com"
+    makefile = (ROOT / "Makefile").read_text()
+    run = makefile[makefile.index("\nrun:") :].split("\n\n")[0]
+    assert "PORT=$(PORT) $(PY) manage.py runserver 127.0.0.1:$(PORT)" in run

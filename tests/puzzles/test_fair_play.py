@@ -307,8 +307,8 @@ def own_left_shown(client: Client) -> int:
 def test_the_index_counts_own_puzzles_neither_tried_nor_shown_to_the_account_or_in_this_browser(
     client, user, strategy
 ):
-    """The count is compiled to SQL once per connection (core.prepared) and run for each viewer
-    and browser with their own values: each exclusion still applies, to this person and browser only."""
+    """The count is run for each viewer and browser with their own values: each exclusion still
+    applies, to this person and browser only."""
     from puzzles.models import PuzzleSource
     from tests.support.games import make_game
 

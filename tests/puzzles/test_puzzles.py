@@ -533,3 +533,22 @@ def test_the_pools_counts_take_a_new_puzzle_at_once(person, user_client, strateg
     # ...one added from a finished game is, at once (both then).
     pool = grow_pool(person)
     assert count.search(user_client.get("/puzzles/").content.decode()).group(1) == str(pool)
+
+
+def test_one_puzzle_moves_a_rating_by_at_most_sixty_points(user, user_client, keep_puzzle, straight_puzzle):
+    """A newcomer (deviation 350) against a puzzle rated far off moved by +226, then -211 (issue 40):
+    one answer now moves either rating by at most S.MAX_RATING_CHANGE."""
+    PuzzleRating.objects.create(user=user, rating=1500, rd=350)
+    Puzzle.objects.filter(pk=straight_puzzle.pk).update(
+        rating=2400, rd=350
+    )  # far harder: a win is worth a lot
+    post_option(user_client, straight_puzzle, straight_puzzle.best)
+    after = PuzzleRating.objects.get(user=user).rating
+    assert after == pytest.approx(1500 + S.MAX_RATING_CHANGE)
+    straight_puzzle.refresh_from_db()
+    assert straight_puzzle.rating == pytest.approx(2400 - S.MAX_RATING_CHANGE)
+    Puzzle.objects.filter(pk=keep_puzzle.pk).update(rating=700, rd=350)  # far easier: a loss costs a lot
+    post_option(user_client, keep_puzzle, S.position_options(keep_puzzle)[-1])
+    assert PuzzleRating.objects.get(user=user).rating == pytest.approx(after - S.MAX_RATING_CHANGE)
+    attempt = Attempt.objects.get(puzzle=keep_puzzle)
+    assert attempt.rating_before - attempt.rating_after == pytest.approx(S.MAX_RATING_CHANGE)

@@ -114,7 +114,7 @@ def test_a_finished_rated_game_shows_each_persons_change(strategy):
     assert f'data-rating-change="+{delta}"' in page
     # Two newcomers' first game: the new rating is still provisional, and the end card says so.
     assert change.rd_after > PROVISIONAL_RD
-    assert f"→ {round(change.rating_after)}? (+{delta})" in page
+    assert f"→ {round(change.rating_after)}, provisional (+{delta})" in page
     assert RULE_EN in page
     # A casual game's end shows no rating change.
     casual = play_out(rated_room(a, [b], rated=False), [a, b])

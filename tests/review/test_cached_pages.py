@@ -208,7 +208,7 @@ def test_english_and_dutch_pages_are_cached_apart():
 
 
 def test_the_leaderboards_say_whether_the_viewer_is_on_the_site_wide_boards():
-    """Read for each viewer with a statement compiled once (core.prepared): each gets their own."""
+    """Read for each viewer: each gets their own."""
     shy, keen = UserFactory(username="shy"), UserFactory(username="keen")
     profile_set_leaderboard_opt_in(user=keen, on=True)
     site = "/leaderboard/?scope=site"

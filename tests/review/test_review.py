@@ -188,10 +188,11 @@ def test_auto_committed_and_stand_in_turns_are_marked(user, user_client):
     )
     stored = analysis_store.analysis_for(game)
     summary = stored.summary["0"]
-    assert summary["uncounted"] == sum(
-        len(t["decisions"]) for t in stored.data["turns"] if t["number"] in (1, 3)
-    )
-    html = user_client.get(f"/games/{game.pk}/review/?step=0").content.decode()
+    # Turn 1's box was the auto-commit's (its holds were the person's); turn 3 the computer played.
+    turns = {t["number"]: t["decisions"] for t in stored.data["turns"]}
+    assert summary["uncounted"] == 1 + len(turns[3])
+    box_step = len(turns[1]) - 1  # the review's steps: the seat's decisions in order
+    html = user_client.get(f"/games/{game.pk}/review/?step={box_step}").content.decode()
     assert "data-auto-committed" in html and "not counted in the accuracy" in html
     assert "played by the computer" in html
 
@@ -353,7 +354,7 @@ def test_the_review_shows_luck_and_skill_side_by_side(user_client, vs_hard):
     assert f"Total {hard.total}, optimal play on these dice {hard.total}" in html
     assert 'data-accuracy="100.0"' in html
     # The chart of both through the game: per seat a luck line and a dashed loss line.
-    chart = html[html.index('id="luck-skill"') : html.index('id="replay"')]
+    chart = html[html.index('id="luck-skill"') : html.index('class="review-summary"')]
     assert chart.count("<polyline") == 4 and chart.count("chart-series series-1 dashed") == 1
     # Every turn lists its luck and a link to the optimal player's turn on the same dice.
     assert html.count("data-turn-luck=") == 26 and html.count("data-optimal-link") == 26

@@ -63,9 +63,12 @@ def forget_login_failures() -> None:
 
 def forget_throttle_counts() -> None:
     """Delete the counts of what a client may do only so often (accounts.throttle.take: sign-ups,
-    confirmation mails): every test's client has the same address."""
+    confirmation mails, password resets, reports about people): every test's client has the same
+    address."""
     forget_cached(key="penta:signups:*")
     forget_cached(key="penta:confirmations:*")
+    forget_cached(key="penta:resets:*")
+    forget_cached(key="penta:person-reports:*")
 
 
 def chromium_path() -> str | None:

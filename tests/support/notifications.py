@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 
 from django.conf import settings
+from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
@@ -51,6 +53,19 @@ def add_device_from_page(client, browser: BrowserSubscription):
         content_type="application/json",
         headers={"X-CSRFToken": csrf},
     )
+
+
+def sender_thread(send) -> threading.Thread:
+    """A sender (`services.send_due`, ...) in a thread of its own, as another clock would run it: its
+    database connection is closed when it ends (a connection left open keeps the test database)."""
+
+    def run() -> None:
+        try:
+            send()
+        finally:
+            connection.close()
+
+    return threading.Thread(target=run, name="another-sender")
 
 
 def your_turn(user, game, kind=YOUR_TURN) -> Notification:

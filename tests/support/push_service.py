@@ -1,5 +1,6 @@
 """Web Push for a test, with no mock in between: a push service on this machine (http.server in a thread
-on 127.0.0.1) that keeps every request it gets and answers the status the test asks for, the browser's
+on 127.0.0.1, over plain http or, with tls=True, over https with the tests' own CA: tests/support/tls.py)
+that keeps every request it gets and answers the status the test asks for, the browser's
 side of a subscription (its key pair and auth secret, the only things that can read a message), and the
 check a real push service makes of the VAPID token that signs each request (RFC 8292)."""
 
@@ -9,6 +10,7 @@ import base64
 import json
 import os
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass
 from email.message import Message
@@ -18,6 +20,8 @@ import http_ece
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+
+from tests.support.tls import HTTPSServer
 
 
 def b64url_decode(value: str) -> bytes:
@@ -34,22 +38,24 @@ class Received:
     path: str
     headers: Message  # case-insensitive, as HTTP headers are
     body: bytes
+    at: float = 0.0  # time.monotonic() when it came
 
 
 class PushService:
     """A push service for the test's browsers: `endpoint(name)` is a device's push address on it;
     `answer(endpoint, 500)` makes its next request fail (the statuses are used up in order, then
-    `status`, 201 unless set)."""
+    `status`, 201 unless set). `host`: the name or address its endpoints are written with."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, tls: bool = False, host: str = "127.0.0.1") -> None:
         self.status = 201
         self.received: list[Received] = []
         self._planned: dict[str, deque[int]] = {}
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        server_class = HTTPSServer if tls else ThreadingHTTPServer
+        self._server = server_class(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
-        self.origin = f"http://127.0.0.1:{self.port}"
+        self.origin = f"{'https' if tls else 'http'}://{host}:{self.port}"
         self._thread = threading.Thread(target=self._server.serve_forever, name="push-service", daemon=True)
 
     def __enter__(self) -> PushService:
@@ -89,7 +95,8 @@ class PushService:
             def _record(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
-                status = service._take(Received(self.command, self.path, self.headers, body))
+                received = Received(self.command, self.path, self.headers, body, time.monotonic())
+                status = service._take(received)
                 self.send_response(status)
                 self.send_header("Content-Length", "0")
                 self.end_headers()

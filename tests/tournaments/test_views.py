@@ -72,6 +72,8 @@ def test_the_list_offers_the_form_and_making_one_leads_to_its_page(clock):
         and 'data-rule="withdraw"' in page
         and 'data-rule="fair-play"' in page
     )
+    # The par's tie-break, so that anyone can replay it (docs/fair-dice.md).
+    assert 'data-rule="par"' in page and "holds more dice, then the smaller values" in page
 
 
 def test_bad_settings_answer_400_with_the_form_and_its_message(clock):
@@ -330,3 +332,18 @@ async def test_a_tournament_by_invitation_tells_the_makers_friends():
     assert "ann invites you to the tournament “Friday dice”." in event_html(event, "en")
     assert f'href="/tournaments/{t.pk}/"' in event_html(event, "en")
     assert "nodigt je uit" in event_html(event, "nl")
+
+
+def test_while_no_round_has_closed_the_table_shows_no_score_not_a_zero(clock):
+    """Round 1 in play, two of three played it: "Round 1 so far" gives those two their matchpoints among
+    themselves, and the table shows no score yet, not a 0.0% beside them (issue 40)."""
+    ann, ben, cas = (UserFactory(username=n) for n in ("ann", "ben", "cas"))
+    t = tournament_of(ann, ben, cas, access=Tournament.Access.PUBLIC)
+    play_round(t, ann)
+    play_round(t, ben)
+    page = client_for(ann).get(f"/tournaments/{t.pk}/").content.decode()
+    standings = page[page.index('id="standings"') : page.index("</section>", page.index('id="standings"'))]
+    assert "0.0%" not in standings and 'data-percent=""' in standings
+    assert "The score counts the rounds that have closed" in standings
+    so_far = page[page.index('id="round-so-far"') :]
+    assert "%" in so_far[: so_far.index("</section>")]

@@ -61,7 +61,9 @@ def test_the_bar_follows_every_written_box_on_a_players_and_a_spectators_screen(
                         lambda w=written: player.roll == 1 and player.turn == w, 15, "the roll"
                     )
                     box = await in_db(box_for, game.pk, written)
-                    await player.send({"action": "choose", "turn": written, "roll": 1, "box": box})
+                    # A zero is asked about first (as on the page): this player has said yes already.
+                    choice = {"action": "choose", "turn": written, "roll": 1, "box": box, "confirm_zero": 1}
+                    await player.send(choice)
                     await player.send({"action": "confirm", "turn": written, "roll": 1})
 
                 def done(number=written):

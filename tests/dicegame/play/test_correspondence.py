@@ -11,7 +11,7 @@ from django.db.models import Q
 from dicegame import play
 from dicegame.errors import GameActionError
 from dicegame.models import Game, Turn
-from dicegame.play import rooms
+from dicegame.play import limits, rooms
 from dicegame.rules.scoring import Box
 from dicegame.rules.turn import (
     CORRESPONDENCE_GAMES_MAX,
@@ -264,4 +264,4 @@ def test_two_rooms_made_at_once_for_the_last_place_make_one():
     results = race(2, lambda: rooms.room_create(actor=actor(user), seats=2, turn_seconds=0, move_seconds=DAY))
     refused = [r for r in results if isinstance(r, GameActionError)]
     assert len(refused) == 1 and refused[0].status == 409, results
-    assert rooms.correspondence_games_of(user.pk) == CORRESPONDENCE_GAMES_MAX
+    assert limits.correspondence_games_of(user.pk) == CORRESPONDENCE_GAMES_MAX

@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 
 from dicegame.models import Game
-from dicegame.play import rooms
+from dicegame.play import limits, rooms
 from dicegame.rules.turn import CORRESPONDENCE_GAMES_MAX
 from tests.support.factories import PASSWORD, UserFactory, actor, befriend
 from tests.support.games import mark_finished, race, started_two_player_game
@@ -81,4 +81,4 @@ def test_when_only_one_fits_under_the_limit_the_other_is_a_clear_refusal(people)
     [refused] = [r for r in responses if r.status_code == 409]
     assert "ann already plays 50 correspondence games" in refused.content.decode()
     assert Game.objects.filter(rematch_of__in=games).count() == 1
-    assert rooms.correspondence_games_of(ann.pk) == CORRESPONDENCE_GAMES_MAX
+    assert limits.correspondence_games_of(ann.pk) == CORRESPONDENCE_GAMES_MAX

@@ -164,8 +164,9 @@ def test_a_local_game_played_to_the_end_ranks_everyone(local_game, user_actor):
 
 
 def test_the_board_is_the_current_person_s_with_a_pass_screen_before_the_first_roll(local_game, user_actor):
+    # The game's very first turn needs no hand-over: the device is in Anna's hands (issue 40).
     board = game_board(game=local_game, actor=user_actor)
-    assert board.my_turn and board.can_roll and board.pass_to == "Anna"
+    assert board.my_turn and board.can_roll and board.pass_to == ""
     play_local_turn(local_game, user_actor)
     board = game_board(game=Game.objects.get(pk=local_game.pk), actor=user_actor)
     assert board.my_turn and board.my_seat.name == "Ben" and board.pass_to == "Ben"
@@ -189,9 +190,15 @@ def test_the_game_page_says_whom_to_pass_to_and_the_tap_rolls(user_client, user)
     game = Game.objects.get()
     assert response.status_code == 302 and response["Location"] == reverse("dicegame:game", args=[game.pk])
     page = user_client.get(response["Location"]).content.decode()
-    assert 'data-pass-to="Anna"' in page and "Anna, tap to start your turn" in page
+    # The very first turn: the device is in Anna's hands already, no hand-over; the line names her.
+    assert "data-pass-to" not in page and "Round 1 of 13 · Anna · 3 rolls left" in page
     assert "Ben" in page and "Computer (easy)" in page  # the whole sheet, every column
-    response = user_client.post(reverse("dicegame:roll", args=[game.pk]), {"turn": 1, "roll": 0}, **HX)
+    user_client.post(reverse("dicegame:roll", args=[game.pk]), {"turn": 1, "roll": 0}, **HX)
+    user_client.post(reverse("dicegame:choose", args=[game.pk, "CHANCE"]), {"turn": 1, "roll": 1}, **HX)
+    user_client.post(reverse("dicegame:confirm", args=[game.pk]), {"turn": 1, "roll": 1}, **HX)
+    page = user_client.get(response["Location"]).content.decode()
+    assert 'data-pass-to="Ben"' in page and "Ben, tap to start your turn" in page
+    response = user_client.post(reverse("dicegame:roll", args=[game.pk]), {"turn": 2, "roll": 0}, **HX)
     assert response.status_code == 200
     assert "data-pass-to" not in response.content.decode()
     assert current(game.pk).rolls_used == 1
@@ -376,9 +383,10 @@ def test_a_push_to_the_device_gives_the_current_person_the_controls(local_game, 
 
 def test_the_pass_screen_is_in_dutch(local_game, user_actor):
 
+    play_local_turn(local_game, user_actor)
     players = list(local_game.players.order_by("seat"))
-    html = render_board(board_state(game=local_game, players=players), players[0], "nl")
-    assert "Geef door aan Anna" in html and "Anna, tik om je beurt te beginnen" in html
+    html = render_board(board_state(game=local_game, players=players), players[1], "nl")
+    assert "Geef door aan Ben" in html and "Ben, tik om je beurt te beginnen" in html
 
 
 def test_a_guest_plays_a_local_game_over_http_and_nobody_else_sees_it(guest_client):

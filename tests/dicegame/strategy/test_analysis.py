@@ -128,19 +128,41 @@ def test_values_run_from_the_optimal_start_to_the_final_total(strategy):
     assert len(values) == decisions + 1
 
 
-def test_auto_committed_and_stand_in_turns_are_shown_but_not_counted(strategy):
+def test_the_auto_commits_box_and_stand_in_turns_are_shown_but_not_counted(strategy):
     logs = bot_game_logs(["easy"], seed_from_number(10))
+    # Turn 2 rolled three times, so its box could be the auto-commit's.
+    auto = next(t.number for t in logs if len(t.rolls) == 3 and t.number > 1)
+    stand_in = next(t.number for t in logs if t.number not in (1, auto))
     flagged = [
-        A.TurnLog(**{**t.__dict__, "auto_committed": t.number == 2, "stand_in": t.number == 3}) for t in logs
+        A.TurnLog(**{**t.__dict__, "auto_committed": t.number == auto, "stand_in": t.number == stand_in})
+        for t in logs
     ]
     plain = A.analyse_game(logs, [0], strategy)["seats"]["0"]["summary"]
     data = A.analyse_game(flagged, [0], strategy)
     summary = data["seats"]["0"]["summary"]
-    skipped = [d for t in data["turns"] if t["number"] in (2, 3) for d in t["decisions"]]
-    assert skipped and not any(d["counted"] for d in skipped)
+    by_number = {t["number"]: t["decisions"] for t in data["turns"]}
+    skipped = [*by_number[stand_in], by_number[auto][-1]]
+    assert by_number[auto][-1]["kind"] == "box"
+    assert not any(d["counted"] for d in skipped)
     assert summary["uncounted"] == len(skipped)
     assert summary["decisions"] == plain["decisions"] - len(skipped)
     assert summary["loss"] == pytest.approx(plain["loss"] - sum(d["cost"] for d in skipped), abs=1e-3)
+    assert summary["turns"] == plain["turns"] - 1  # only the stand-in turn leaves the accuracy
+
+
+def test_the_holds_of_an_auto_committed_turn_are_the_persons_and_count(strategy):
+    # The person held twice and let the auto-commit write the box: the holds were theirs (issue 44: a
+    # solver's user who leaves every box to the auto-commit must not hide their holds with it).
+    logs = bot_game_logs(["hard"], seed_from_number(12))
+    auto = [t.number for t in logs if len(t.rolls) == 3]
+    flagged = [A.TurnLog(**{**t.__dict__, "auto_committed": t.number in auto}) for t in logs]
+    data = A.analyse_game(flagged, [0], strategy)
+    for turn in data["turns"]:
+        if turn["number"] in auto:
+            assert [d["counted"] for d in turn["decisions"]] == [True, True, False]
+    summary = data["seats"]["0"]["summary"]
+    assert summary["uncounted"] == len(auto)
+    assert summary["turns"] == 13
 
 
 def bad(rolls: list[list[int]], box: str) -> A.TurnLog:

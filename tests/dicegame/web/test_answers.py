@@ -111,7 +111,7 @@ def test_the_answer_speaks_the_persons_language(solo):
         f"/games/{game.pk}/roll/", {"turn": 1, "roll": 0}, HTTP_ACCEPT_LANGUAGE="nl", **HX
     ).content.decode()
     assert "Ronde 1 van 13" in answer
-    assert '<th scope="row">Totaal</th>' in answer
+    assert '<th scope="row" data-short="Tot">Totaal</th>' in answer
 
 
 def test_the_message_area_escapes_and_marks_errors_as_alerts():

@@ -136,12 +136,15 @@ def test_a_box_button_is_named_with_its_points(user, language, option, written):
     client = client_for(user)
     client.cookies["django_language"] = language
     html = client.get(f"/games/{game.pk}/").content.decode()
-    assert f'data-box="ONES" data-action="box-ONES" aria-pressed="false" aria-label="{option}"' in html
+    assert (
+        f'data-box="ONES" data-action="box-ONES" aria-keyshortcuts="a" aria-pressed="false" '
+        f'aria-label="{option}"'
+    ) in html
     client.post(f"/games/{game.pk}/choose/ONES/", {"turn": 1, "roll": 1}, **HX)
     html = client.post(f"/games/{game.pk}/confirm/", {"turn": 1, "roll": 1}, **HX).content.decode()
     assert f'aria-label="{written}"' in html
     # A box neither scorable now nor written: its name alone.
-    assert 'data-box="TWOS" data-action="box-TWOS" aria-pressed="false" aria-label="Twos"' in html or (
+    assert 'data-action="box-TWOS" aria-keyshortcuts="b" aria-pressed="false" aria-label="Twos"' in html or (
         language == "nl" and 'aria-label="Tweeën"' in html
     )
 

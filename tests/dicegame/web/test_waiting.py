@@ -2,21 +2,23 @@
 header's count on every page, the answer a pinged page asks for, and the next game offered on a board
 that waits for someone else. And the installable app's manifest, service worker and offline page."""
 
+import datetime as dt
 import json
 import re
 from datetime import timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.test import Client
 from django.urls import reverse
-from django.utils import timezone
 
 from dicegame.models import Player, Turn
 from dicegame.rules.scoring import Box
 from notifications import services
 from tests.support import HX
+from tests.support.clock import Clock
 from tests.support.factories import actor, client_for
-from tests.support.games import current, place, roll, started_two_player_game
+from tests.support.games import current, place, play_turn, roll, started_two_player_game
 
 pytestmark = pytest.mark.django_db
 
@@ -72,6 +74,18 @@ def test_a_pinged_page_gets_the_count_and_the_list_out_of_band(host, friend, thr
     assert listed(body) == [theirs.pk, an_hour.pk, a_day.pk]  # a live turn's 60 seconds run out first
 
 
+def test_a_page_without_the_list_gets_the_count_alone(host, friend, three_games):
+    """A game page asks as well (its header's badge): no list comes it has no place for (htmx logged
+    oobErrorNoTarget #waiting at every ping)."""
+    game = three_games[0]
+    game_page = f"http://testserver/games/{game.pk}/"
+    body = client_for(host).get(WAITING, HTTP_HX_CURRENT_URL=game_page, **HX).content.decode()
+    assert body.count('hx-swap-oob="morph"') == 1 and 'id="waiting-count"' in body
+    assert 'id="waiting"' not in body
+    home = client_for(host).get(WAITING, HTTP_HX_CURRENT_URL="http://testserver/", **HX).content.decode()
+    assert 'id="waiting"' in home
+
+
 def test_nobody_logged_in_gets_nothing_to_swap():
     response = Client().get(WAITING, **HX)
     assert response.status_code == 204 and response.content == b""
@@ -99,11 +113,45 @@ def test_the_board_offers_the_next_game_waiting_once_the_move_is_made(host, frie
     assert 'data-next-game="' not in client_for(friend).get(f"/games/{first.pk}/").content.decode()
 
 
-def test_the_waiting_time_is_shown_as_time_left(host, friend):
+def test_the_time_left_is_said_as_by_when_in_the_persons_zone(host, friend, monkeypatch):
+    """Each entry says when the move is due as a person says it, in their zone: "by 06:30 tomorrow"."""
+    now = dt.datetime(2026, 6, 1, 10, 0, tzinfo=dt.UTC)
+    Clock(monkeypatch, now)
     game = started_two_player_game(host, friend, turn_seconds=0, move_seconds=DAY)
-    Turn.objects.filter(game=game).update(deadline_at=timezone.now() + timedelta(hours=18, minutes=30))
+    due = now + timedelta(hours=18, minutes=30)  # 04:30 UTC the next day
+    Turn.objects.filter(game=game).update(deadline_at=due)
+    page = client_for(host).get("/").content.decode()  # in Amsterdam (summer time) before a zone is known
+    local = due.astimezone(ZoneInfo("Europe/Amsterdam")).isoformat()
+    assert f'<time datetime="{local}" data-time-left>by 06:30 tomorrow</time>' in page
+    new_york = client_for(host)
+    new_york.cookies["penta_tz"] = "America/New_York"
+    assert ">by 00:30 tomorrow</time>" in new_york.get("/").content.decode()
+    Turn.objects.filter(game=game).update(deadline_at=now + timedelta(hours=3))
+    assert ">by 15:00</time>" in client_for(host).get("/").content.decode()
+    Turn.objects.filter(game=game).update(deadline_at=now + timedelta(days=3))
+    assert ">by 12:00 on Thursday</time>" in client_for(host).get("/").content.decode()
+    dutch = client_for(host, language="nl").get("/").content.decode()
+    assert ">donderdag vóór 12:00</time>" in dutch
+    Turn.objects.filter(game=game).update(deadline_at=now + timedelta(days=9))
+    assert ">by 10 Jun 2026, 12:00</time>" in client_for(host).get("/").content.decode()
+
+
+def test_each_entry_tells_the_games_apart(host, friend):
+    """The opponents, the round, the score against them: two games against femke are not alike."""
+    first = started_two_player_game(host, friend, turn_seconds=0, move_seconds=DAY)
+    second = started_two_player_game(host, friend, turn_seconds=0, move_seconds=DAY)
+    for _ in range(2):
+        play_turn(second, host, None)
+        play_turn(second, friend, None)
     page = client_for(host).get("/").content.decode()
-    assert "18\xa0hours, 29\xa0minutes left" in page
+    section = page[page.index('id="waiting"') :]
+    section = section[: section.index("</section>")]
+    entries = dict(re.findall(r'<li data-game="(\d+)">(.*?)</li>', section, re.S))
+    assert 'data-round="1"' in entries[str(first.pk)] and "round 1 of 13" in entries[str(first.pk)]
+    assert "round 3 of 13" in entries[str(second.pk)]
+    totals = {p.user_id: p.total for p in second.players.all()}
+    assert f"you {totals[host.pk]}, femke {totals[friend.pk]}" in entries[str(second.pk)]
+    assert "you 0, femke 0" in entries[str(first.pk)]
 
 
 # -- the installable app -------------------------------------------------------------------------------
