@@ -67,7 +67,13 @@ def hint_of(html: str) -> str:
 
 
 def hint_keys() -> list[str]:
-    return [k for k in getattr(cache, "_cache", {}) if "winhint" in k and ":claim" not in k]
+    """This run's stored hints (not their claims), on the in-memory cache or on Redis."""
+    if hasattr(cache._cache, "get_client"):  # Django's RedisCache
+        made = cache._cache.get_client().scan_iter(match=cache.make_key("winhint:*"))
+        keys = [k.decode() if isinstance(k, bytes) else k for k in made]
+    else:  # LocMemCache
+        keys = list(getattr(cache, "_cache", {}))
+    return [k for k in keys if "winhint" in k and ":claim" not in k]
 
 
 @pytest.mark.django_db
