@@ -72,6 +72,7 @@ INSTALLED_APPS = [
     "notifications",
     "fairplay",
     "tournaments",
+    "chat",
 ]
 
 MIDDLEWARE = [
