@@ -34,8 +34,6 @@ from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
-from chat import phrases
-from chat import selectors as chat_selectors
 from core import metrics
 from dicegame import play
 from dicegame.actors import GUEST_SESSION_KEY, Actor
@@ -46,6 +44,7 @@ from dicegame.screen import regions
 from dicegame.screen.state import board_state
 from dicegame.screen.view import viewer_seat
 from live import answers, limits, presence, protocol, pushes
+from live.chat_socket import ChatSocket
 from live.db_threads import in_db_thread
 from notifications.notices import NOTICE_TEMPLATE, event_html, user_group
 from winprob import live as winprob_live
@@ -201,15 +200,13 @@ class _LimitedSocket(AsyncWebsocketConsumer):
             self.limiter = None
 
 
-class GameConsumer(_LimitedSocket):
+class GameConsumer(ChatSocket, _LimitedSocket):
     opened: presence.Opened | None = None
     groups_joined: tuple = ()
     # The winning chances bar (winprob.live): whether this seat's player switched it on, and the
     # version of the last bar forwarded (bars come after their board, maybe from another process).
     wants_bar = False
     bar_version = -1
-    # Who is hidden from this viewer, and whether they see reactions and phrases (chat_line).
-    chat_viewer: tuple[frozenset[int], bool] | None = None
 
     async def connect(self):
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
@@ -286,6 +283,9 @@ class GameConsumer(_LimitedSocket):
         if name == "sync":
             await self.send_board(force=True)
             return
+        if name == "say":
+            await self._say(message)
+            return
         html, version = await self._act(name, message, received_at)
         if version > self.version:
             # A refusal's whole board: the pushes that follow build on it.
@@ -339,38 +339,6 @@ class GameConsumer(_LimitedSocket):
     async def win_choice(self, event):
         """The seat's player switched the bar on or off (winprob.views.toggle)."""
         self.wants_bar = bool(event["on"])
-
-    async def chat_line(self, event):
-        """A line said at the table (chat.services): shown unless this screen may not read its room (the
-        players' lines reach the seats; the spectators' reach the seats only when the game is not rated and
-        in play), its sender and this viewer are kept apart by a block, or this viewer turned reactions
-        and phrases off. The viewer's blocks are read once, at the first line."""
-        if self.opened is None:
-            return
-        seat = self.opened.seat_id is not None
-        if (event["room"] == "players" and not seat) or (
-            event["room"] == "spectators" and seat and event["players_blind"]
-        ):
-            return
-        if self.chat_viewer is None:
-            self.chat_viewer = await database_sync_to_async(chat_selectors.chat_viewer)(self.actor.user_id)
-        hidden, reactions = self.chat_viewer
-        if event["sender_id"] in hidden or (event["kind"] != "text" and not reactions):
-            return
-        with translation.override(self.language):
-            html = render_to_string(
-                "chat/push.html",
-                {
-                    "room": event["room"],
-                    "line_id": event["line_id"],
-                    "kind": event["kind"],
-                    "name": event["name"],
-                    "seat": event["seat"],
-                    "text": phrases.shown(event["kind"], event["text"]),
-                    "reportable": self.actor.user_id is not None and self.actor.user_id != event["sender_id"],
-                },
-            )
-        await self.send(text_data=html)
 
     async def game_refresh(self, event):
         """The room changed before its start: every screen draws its own (the lobby differs per viewer)."""

@@ -3,6 +3,8 @@ the spectators only, never a blocked person's; the rate limit and the duplicate 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from channels.db import database_sync_to_async
 
@@ -37,6 +39,13 @@ async def shows(communicator, text: str) -> bool:
         if text in await communicator.receive_from(timeout=5):
             return True
     return False
+
+
+async def frame_with(communicator, text: str) -> str:
+    for _ in range(10):
+        if text in (frame := await communicator.receive_from(timeout=5)):
+            return frame
+    raise AssertionError(f"no frame with {text}")
 
 
 async def never_shows(communicator, text: str) -> bool:
@@ -115,3 +124,35 @@ def test_racing_lines_cannot_pass_the_rate_limit_or_the_duplicate_rule():
     same = race(6, lambda: services.line_post(game_id=game.pk, user=host, kind="text", text="same"))
     assert sum(isinstance(r, ChatLine) for r in same) == 1
     assert ChatLine.objects.count() == 1
+
+
+@pytest.mark.asyncio
+async def test_a_line_said_on_the_socket_reaches_the_other_and_a_bad_one_is_an_error_frame():
+    game, host, friend, _watcher = await database_sync_to_async(setting)()
+    a, b = await opened(game, host), await opened(game, friend)
+    await a.send_to(text_data=json.dumps({"action": "say", "kind": "text", "text": "over the socket"}))
+    assert await shows(b, "over the socket")
+    for bad in ("   ", "x" * 141, "\u202e"):
+        await a.send_to(text_data=json.dumps({"action": "say", "kind": "text", "text": bad, "id": 3}))
+        frame = await frame_with(a, 'data-answer="3"')
+        assert "msg-error" in frame
+    await a.send_to(text_data=json.dumps({"action": "say", "kind": "text", "text": 5}))
+    assert await shows(a, "malformed")
+    assert await never_shows(b, "chat-line-") is True
+    count = await database_sync_to_async(ChatLine.objects.count)()
+    assert count == 1
+    await a.disconnect()
+    await b.disconnect()
+
+
+@pytest.mark.asyncio
+async def test_a_flood_of_lines_on_one_socket_stops_at_the_limit_before_the_database():
+    game, host, friend, _watcher = await database_sync_to_async(setting)()
+    a, b = await opened(game, host), await opened(game, friend)
+    for n in range(100):
+        await a.send_to(text_data=json.dumps({"action": "say", "kind": "text", "text": f"flood {n}"}))
+    await never_shows(b, "never")  # drain what arrives
+    count = await database_sync_to_async(ChatLine.objects.count)()
+    assert count <= services.RATE_LINES
+    await a.disconnect()
+    await b.disconnect()
