@@ -451,6 +451,7 @@ PENTA_PACKAGES = [
     "notifications",
     "fairplay",
     "tournaments",
+    "chat",
 ]
 LOGGING = {
     "version": 1,
