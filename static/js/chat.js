@@ -1,6 +1,6 @@
 // The chat drawer (chat/drawer.html), fetched with it when it is opened: a refused line's message shows
-// in the drawer (the server answers 4xx with it), a sent line empties the form, and a reaction shows
-// briefly as a moment does.
+// in the drawer (the server answers 4xx with it), and a sent line empties the form. A reaction comes as a
+// moment (chat/push.html), which moments.js shows on every screen, the drawer open or not.
 (function () {
   if (window.pentaChat) return;
   window.pentaChat = true;
@@ -17,19 +17,5 @@
   document.addEventListener("htmx:afterRequest", function (event) {
     const form = event.detail.elt;
     if (form.matches && form.matches("[data-chat-form]") && event.detail.successful) form.reset();
-  });
-  document.addEventListener("htmx:oobAfterSwap", function (event) {
-    const target = event.detail.target;
-    if (!target || !target.matches || !target.matches("[data-chat-room]")) return;
-    const line = target.lastElementChild;
-    if (!line || line.dataset.kind !== "reaction") return;
-    const toasts = document.getElementById("moment-toasts");
-    if (!toasts) return;
-    const toast = document.createElement("p");
-    toast.className = "chat-reaction-moment";
-    toast.dataset.chatMoment = "";
-    toast.textContent = line.textContent.replace(/Report$/, "").trim();
-    toasts.appendChild(toast);
-    window.setTimeout(function () { toast.remove(); }, 3000);
   });
 })();

@@ -79,7 +79,9 @@ async def test_lines_reach_the_right_screens_and_never_from_a_blocked_person():
     assert await shows(a, 'id="chat-lines-spectators"')
 
     await post(game_id=game.pk, user=friend, kind="reaction", text="fire")
-    assert await shows(a, "🔥")
+    # A reaction is also a moment, shown on every screen as the game's moments are.
+    frame = await frame_with(a, "🔥")
+    assert 'id="moments" hx-swap-oob="beforeend"' in frame and 'data-kind="reaction"' in frame
 
     await database_sync_to_async(Block.objects.create)(blocker=host, blocked=friend)
     fresh = await opened(game, host)
