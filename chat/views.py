@@ -37,7 +37,8 @@ def drawer(request: HttpRequest, game_id: int) -> HttpResponse:
     rooms = selectors.rooms_for(game=game, user_id=user_id)
     room = rooms[0]
     reactions = selectors.reactions_on(user_id)
-    moment = "end" if game.is_finished else ("start" if game.version <= 2 else "play")
+    started = game.turns.filter(completed_at__isnull=False).exists()
+    moment = "end" if game.is_finished else ("play" if started else "start")
     context = {
         "game": game,
         "chat_on": selectors.has_chat(game),
