@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from chat import phrases, selectors, services
-from chat.models import ChatLine
+from chat.models import MAX_LINE, ChatLine
 from dicegame.actors import actor_from_request
 from dicegame.models import Game
 from dicegame.play.selectors import game_visible
@@ -41,6 +41,7 @@ def drawer(request: HttpRequest, game_id: int) -> HttpResponse:
     moment = "end" if game.is_finished else ("play" if started else "start")
     context = {
         "game": game,
+        "game_id": game.pk,
         "chat_on": selectors.has_chat(game),
         "room": room,
         "rooms": [(r, selectors.visible_lines(game=game, user_id=user_id, room=r)) for r in rooms],
@@ -49,19 +50,29 @@ def drawer(request: HttpRequest, game_id: int) -> HttpResponse:
         "phrases": [(k, phrases.PHRASES[k]) for k in phrases.MOMENTS[moment]] if reactions else (),
         "free_text": room == ChatLine.Room.SPECTATORS
         or (user_id is not None and selectors.free_text_allowed(game, user_id)),
-        "max_line": 140,
+        "max_line": MAX_LINE,
     }
     return TemplateResponse(request, "chat/drawer.html", context)
 
 
 @require_POST
 def say(request: HttpRequest, game_id: int) -> HttpResponse:
+    """A line from the drawer's form (answered with the form: empty once said, else the line kept with
+    why it was refused), or a phrase or reaction from its buttons (answered with the message)."""
     kind = request.POST.get("kind", ChatLine.Kind.TEXT)
+    text = request.POST.get("text")
+    form = kind == ChatLine.Kind.TEXT
     try:
-        services.line_post(game_id=game_id, user=request.user, kind=kind, text=request.POST.get("text"))
+        services.line_post(game_id=game_id, user=request.user, kind=kind, text=text)
     except services.ChatRefused as exc:
+        if form:
+            context = {"game_id": game_id, "text": text or "", "form_error": exc.message}
+            context["max_line"] = MAX_LINE
+            return TemplateResponse(request, "chat/drawer.html#form", context, status=exc.status)
         return _refused(request, exc.message, exc.status)
-    # The line comes back on the game's socket, as to every screen; the form is emptied.
+    # The line comes back on the game's socket, as to every screen.
+    if form:
+        return TemplateResponse(request, "chat/drawer.html#form", {"game_id": game_id, "max_line": MAX_LINE})
     return TemplateResponse(request, "chat/drawer.html#error", {"error": ""}, status=200)
 
 

@@ -54,16 +54,6 @@
     };
   }
 
-  // A fragment fetched later that needs a script of its own names it (data-script: the chat drawer): it
-  // is fetched once, when such a fragment first arrives, never with the page.
-  const fetched = {};
-  document.addEventListener("htmx:afterSettle", function () {
-    document.querySelectorAll("[data-script]").forEach(function (node) {
-      const url = node.dataset.script;
-      if (!fetched[url]) fetched[url] = fetchScript(url);
-    });
-  });
-
   // moments.js (the banners, the sounds, the copy buttons) is fetched when the page first needs it: a
   // moment in the #moments region or a game's result to celebrate, the sound switched on, or a tap on
   // the sound or a copy button (taken again once it is there).

@@ -71,7 +71,7 @@ def test_friends_exchange_a_reaction_a_phrase_and_a_line_live(browser: Browser, 
 
     # A refused line is the sender's message; the other screen sees nothing.
     say(a, "your move, slowpoke")
-    expect(a.locator("#chat-error")).to_contain_text("You just said that.")
+    expect(a.locator("[data-chat-form-error]")).to_contain_text("You just said that.")
     expect(b.locator("#chat-lines-players .chat-line")).to_have_count(3)
 
     # A report in one tap reaches staff's queue with the line.
@@ -83,7 +83,7 @@ def test_friends_exchange_a_reaction_a_phrase_and_a_line_live(browser: Browser, 
     # A time-out silences hana, with its reason, at her screen only.
     off_the_browsers_loop(lambda: services.timeout_set(user_id=hana.pk, length="15m", reason="calm down"))
     say(a, "am I heard?")
-    expect(a.locator("#chat-error")).to_contain_text("calm down")
+    expect(a.locator("[data-chat-form-error]")).to_contain_text("calm down")
     assert not ChatLine.objects.filter(text="am I heard?").exists()
 
 

@@ -245,11 +245,11 @@ def test_the_drawer_is_fetched_on_demand_and_shows_lines(friends):
     say(bob, game, "hi ann")
     TurnFactory(player=game.players.get(seat=0))
     page = client_for(ann).get(reverse("dicegame:game", args=[game.pk])).content.decode()
-    assert "chat.js" not in page and "hi ann" not in page
+    assert "chat.css" not in page and "hi ann" not in page
     assert reverse("chat:drawer", args=[game.pk]) in page
     drawer = client_for(ann).get(reverse("chat:drawer", args=[game.pk]))
     body = drawer.content.decode()
-    assert drawer.status_code == 200 and "hi ann" in body and "chat.js" in body
+    assert drawer.status_code == 200 and "hi ann" in body and "chat.css" in body
     assert 'aria-live="polite"' in body
 
 
