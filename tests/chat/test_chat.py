@@ -285,3 +285,15 @@ def test_chat_settings_are_saved(friends):
     assert profile.chat_strangers and not profile.chat_reactions
     page = client_for(ann).get(reverse("dicegame:settings")).content.decode()
     assert "data-chat-settings" in page
+
+
+def test_the_review_offers_the_game_s_chat(friends):
+    ann, bob, game = friends
+    say(bob, game, "gg", kind="phrase")
+    TurnFactory(player=game.players.get(seat=0))
+    Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED, finished_at=timezone.now())
+    page = client_for(ann).get(reverse("review:review", args=[game.pk]))
+    assert page.status_code == 200
+    assert reverse("chat:drawer", args=[game.pk]) in page.content.decode()
+    drawer = client_for(ann).get(reverse("chat:drawer", args=[game.pk])).content.decode()
+    assert "Good game!" in drawer
