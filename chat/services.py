@@ -91,7 +91,8 @@ def clean_text(raw: object) -> str:
     text = raw.translate(_BIDI)
     text = "".join(c for c in text if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cs"))
     text = " ".join(text.split())
-    if not text:
+    # Nothing but invisible format characters (zero-width spaces, joiners) says nothing either.
+    if not text or all(unicodedata.category(c) == "Cf" or c == " " for c in text):
         raise ChatRefused(_("Say something first."))
     stripped = _LINK.sub(lambda m: m.group(0) if _own_host(m.group(0)) else "", text)
     stripped = " ".join(stripped.split())

@@ -60,7 +60,16 @@ def test_friends_say_a_line_a_phrase_and_a_reaction(friends):
 
 @pytest.mark.parametrize(
     "text",
-    ["", "   \t ", "x" * 141, "hi\x00there", "\u202e\u202d ", None, "https://evil.example.com/x"],
+    [
+        "",
+        "   \t ",
+        "x" * 141,
+        "hi\x00there",
+        "\u202e\u202d ",
+        "\u200b\u2060",
+        None,
+        "https://evil.example.com/x",
+    ],
 )
 def test_bad_lines_are_refused_and_store_nothing(friends, text):
     ann, _bob, game = friends
@@ -297,3 +306,25 @@ def test_the_review_offers_the_game_s_chat(friends):
     assert reverse("chat:drawer", args=[game.pk]) in page.content.decode()
     drawer = client_for(ann).get(reverse("chat:drawer", args=[game.pk])).content.decode()
     assert "Good game!" in drawer
+
+
+def test_staff_time_a_person_out_and_hide_lines_in_the_admin(friends, admin_client):
+    ann, bob, game = friends
+    line = say(bob, game, "rude")
+    answer = admin_client.post(
+        reverse("admin:chat_chattimeout_add"), {"user": bob.pk, "length": "24h", "reason": "rudeness"}
+    )
+    assert answer.status_code == 302
+    timeout = ChatTimeout.objects.get(user=bob)
+    assert timeout.reason == "rudeness"
+    assert dt.timedelta(hours=23) < timeout.until - timezone.now() <= dt.timedelta(hours=24)
+    with pytest.raises(services.ChatRefused):
+        say(bob, game, "again", kind="phrase")
+    services.line_report(line_id=line.pk, user=ann)
+    assert admin_client.get(reverse("admin:chat_chatreport_changelist")).status_code == 200
+    admin_client.post(
+        reverse("admin:chat_chatreport_changelist"),
+        {"action": "hide_lines", "_selected_action": [ChatReport.objects.get().pk]},
+    )
+    line.refresh_from_db()
+    assert line.hidden and ChatReport.objects.get().status == "handled"
