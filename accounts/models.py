@@ -29,6 +29,10 @@ class Profile(models.Model):
     # where a game allows it), and the computer players' fast pace.
     auto_commit_seconds = models.PositiveSmallIntegerField(null=True, blank=True)
     fast_computer = models.BooleanField(default=False, db_default=False)
+    # Chat at the table (chat): whether reactions and quick phrases are shown and offered, and whether
+    # free text is allowed with players who are not friends (when they allow it too).
+    chat_reactions = models.BooleanField(default=True, db_default=True)
+    chat_strangers = models.BooleanField(default=False, db_default=False)
 
     class Challenges(models.TextChoices):
         EVERYONE = "everyone", _("Everyone")

@@ -44,6 +44,7 @@ from dicegame.screen import regions
 from dicegame.screen.state import board_state
 from dicegame.screen.view import viewer_seat
 from live import answers, limits, presence, protocol, pushes
+from live.chat_socket import ChatSocket
 from live.db_threads import in_db_thread
 from notifications.notices import NOTICE_TEMPLATE, event_html, user_group
 from winprob import live as winprob_live
@@ -199,7 +200,7 @@ class _LimitedSocket(AsyncWebsocketConsumer):
             self.limiter = None
 
 
-class GameConsumer(_LimitedSocket):
+class GameConsumer(ChatSocket, _LimitedSocket):
     opened: presence.Opened | None = None
     groups_joined: tuple = ()
     # The winning chances bar (winprob.live): whether this seat's player switched it on, and the
@@ -281,6 +282,9 @@ class GameConsumer(_LimitedSocket):
             return
         if name == "sync":
             await self.send_board(force=True)
+            return
+        if name == "say":
+            await self._say(message)
             return
         html, version = await self._act(name, message, received_at)
         if version > self.version:

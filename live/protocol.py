@@ -2,9 +2,10 @@
 
 A message is a JSON object of at most 4 KB: `{"action": NAME, ...fields}`, the fields of the same action's
 POST (docs/live-play.md). Numbers must be JSON integers (not floats, not true/false, not NaN or
-Infinity); `box` is a box name. An action may carry an `id` (the page's count of its actions), which its
-answer echoes; a choice may carry `confirm_zero` and `write` (0 or 1: the zero's question answered yes).
-Anything else is a BadMessage with a message for the page; nothing is applied."""
+Infinity); `box` is a box name; a line's `kind` and `text` are strings. An action may carry an `id` (the
+page's count of its actions), which its answer echoes; a choice may carry `confirm_zero` and `write` (0 or
+1: the zero's question answered yes). Anything else is a BadMessage with a message for the page; nothing is
+applied."""
 
 from __future__ import annotations
 
@@ -25,7 +26,11 @@ ACTIONS: dict[str, tuple[str, ...]] = {
     "take_back": (),
     "sync": (),
     "ping": (),
+    # A line at the table (chat.services.line_post checks its words): its kind and its text or key.
+    "say": ("kind", "text"),
 }
+# Fields that are text, each with its longest accepted length (the service refuses a line over its own).
+TEXT_FIELDS = {"kind": 10, "text": 600}
 # The fields an action may carry, each 0 or 1 (a form's checkbox as the POST sends it).
 FLAGS: dict[str, tuple[str, ...]] = {"choose": ("confirm_zero", "write")}
 
@@ -90,6 +95,9 @@ def _checked(message: dict) -> dict:
         value = message.get(field)
         if field == "box":
             if not isinstance(value, str) or not 0 < len(value) <= 20:
+                raise BadMessage(_("That action is missing a field or has a malformed one."))
+        elif field in TEXT_FIELDS:
+            if not isinstance(value, str) or len(value) > TEXT_FIELDS[field]:
                 raise BadMessage(_("That action is missing a field or has a malformed one."))
         elif not _integer(value):
             raise BadMessage(_("That action is missing a field or has a malformed one."))

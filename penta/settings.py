@@ -72,6 +72,7 @@ INSTALLED_APPS = [
     "notifications",
     "fairplay",
     "tournaments",
+    "chat",
 ]
 
 MIDDLEWARE = [
@@ -450,6 +451,7 @@ PENTA_PACKAGES = [
     "notifications",
     "fairplay",
     "tournaments",
+    "chat",
 ]
 LOGGING = {
     "version": 1,

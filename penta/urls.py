@@ -17,6 +17,7 @@ urlpatterns = [
     path("notifications/", include("notifications.urls")),
     path("fair-play/", include(("fairplay.urls", "fairplay"))),
     path("tournaments/", include(("tournaments.urls", "tournaments"))),
+    path("", include(("chat.urls", "chat"))),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]

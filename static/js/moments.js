@@ -72,7 +72,8 @@
     }
     if (texts.length) {
       toast(texts.join("\n"), kind);
-      if (kind !== "written") sound(kind === "penta-rolled" ? "penta" : "cheer");
+      // A reaction (chat) is a friend's word, not the game's: no sound.
+      if (kind !== "written" && kind !== "reaction") sound(kind === "penta-rolled" ? "penta" : "cheer");
     }
     // The end of a game: its result section celebrates once.
     const result = document.querySelector("#game-result[data-moment]");
