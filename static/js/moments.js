@@ -52,7 +52,25 @@
     close.addEventListener("click", function () { item.remove(); });
     item.append(p, close);
     box.replaceChildren(item);
+    keepJokerClear(box);
     window.setTimeout(function () { item.remove(); }, SHOW_MS);
+  }
+
+  // The banner's place is under the header. Where the joker's sentence sits there (a phone's sheet
+  // starts at the top), the sentence is what the player must read: the banner goes just above the
+  // dice instead, by the roll it is about.
+  function keepJokerClear(box) {
+    box.style.removeProperty("top");
+    box.style.removeProperty("bottom");
+    const joker = document.querySelector("[data-joker]");
+    if (!joker) return;
+    const b = box.getBoundingClientRect();
+    const j = joker.getBoundingClientRect();
+    if (!j.height || b.bottom <= j.top || b.top >= j.bottom) return;
+    const dock = document.querySelector(".dock");
+    const dockTop = dock ? dock.getBoundingClientRect().top : window.innerHeight;
+    box.style.top = "auto";
+    box.style.bottom = Math.max(0, window.innerHeight - dockTop) + 8 + "px";
   }
 
   function showMoments() {
