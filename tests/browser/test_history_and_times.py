@@ -83,7 +83,7 @@ def test_times_are_in_the_browsers_zone_then_the_chosen_one(browser: Browser, li
     page.locator("nav").get_by_role("link", name=user.username).click()
     expect(page).to_have_url(f"{live_server_url}/accounts/preferences/")
     page.get_by_label("Tijden tonen in").select_option("Asia/Tokyo")
-    page.get_by_role("button", name="Opslaan").click()
+    page.get_by_role("region", name="Tijdzone").get_by_role("button", name="Opslaan").click()
     expect(page.locator(".msg-success")).to_contain_text("Asia/Tokyo")
     page.goto(f"{live_server_url}/games/")
     expect(shown_time(page, game.pk)).to_have_text("2 dec 2026, 04:14")

@@ -32,7 +32,7 @@ def choose_my_time(page: Page, base: str, label: str) -> None:
     """The game settings page, from the menu's link: the time to choose a box."""
     page.goto(f"{base}/settings/")
     page.get_by_role("radio", name=label).check()
-    page.get_by_role("button", name="Save").click()
+    page.get_by_role("button", name="Save", exact=True).click()
     expect(page.locator(".msg-success")).to_contain_text("Your settings are saved")
 
 
