@@ -8,21 +8,15 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from accounts.models import Block
-from chat import selectors, services
+from chat import services
 from chat.models import ChatLine, ChatReport
 from dicegame.models import Game
 from dicegame.play import rooms
 from tests.browser.pages import correspondence_game, logged_in_page, off_the_browsers_loop, open_with_notices
-from tests.support.factories import GameFactory, PlayerFactory, UserFactory, actor, befriend
+from tests.support.chat import seasoned
+from tests.support.factories import actor, befriend
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def seasoned(name: str):
-    user = UserFactory(username=name)
-    for _ in range(selectors.MIN_FINISHED_GAMES):
-        PlayerFactory(game=GameFactory(status=Game.Status.FINISHED), user=user)
-    return user
 
 
 def live_game(host, friend) -> Game:

@@ -14,24 +14,10 @@ from chat import selectors, services
 from chat.models import ChatLine, ChatReport, ChatTimeout
 from dicegame import events
 from dicegame.models import Game
+from tests.support.chat import seasoned, table
 from tests.support.factories import GameFactory, PlayerFactory, TurnFactory, UserFactory, befriend, client_for
 
 pytestmark = pytest.mark.django_db
-
-
-def seasoned(name: str):
-    """A person with the finished games a new account needs before free text."""
-    user = UserFactory(username=name)
-    for _ in range(selectors.MIN_FINISHED_GAMES):
-        PlayerFactory(game=GameFactory(status=Game.Status.FINISHED), user=user)
-    return user
-
-
-def table(*users, pace=Game.Pace.LIVE, rated=False, status=Game.Status.ACTIVE):
-    game = GameFactory(kind=Game.Kind.FRIENDS, pace=pace, rated=rated, status=status)
-    for seat, user in enumerate(users):
-        PlayerFactory(game=game, user=user, seat=seat)
-    return game
 
 
 @pytest.fixture

@@ -12,9 +12,9 @@ import time
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from chat import selectors, services
+from chat import services
 from chat.models import ChatLine
-from dicegame.models import Game
+from tests.support.chat import seasoned
 from tests.support.daphne_servers import (
     Screen,
     daphne_servers_fixture,  # noqa: F401  (the fixture `daphne_servers`)
@@ -22,19 +22,12 @@ from tests.support.daphne_servers import (
     game_path,
     no_tracebacks,
 )
-from tests.support.factories import GameFactory, PlayerFactory, UserFactory, befriend, session_cookie
+from tests.support.factories import befriend, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 FLOOD_LINES = 100
 ACTION_BOUND = 2.0
-
-
-def seasoned(name: str):
-    user = UserFactory(username=name)
-    for _ in range(selectors.MIN_FINISHED_GAMES):
-        PlayerFactory(game=GameFactory(status=Game.Status.FINISHED), user=user)
-    return user
 
 
 def test_a_flood_of_lines_reaches_nobody_past_the_limit_and_the_table_plays_on(daphne_servers):

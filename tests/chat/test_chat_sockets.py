@@ -9,20 +9,14 @@ import pytest
 from channels.db import database_sync_to_async
 
 from accounts.models import Block
-from chat import selectors, services
+from chat import services
 from chat.models import ChatLine
-from dicegame.models import Game
-from tests.support.factories import GameFactory, PlayerFactory, UserFactory, befriend
+from tests.support.chat import seasoned
+from tests.support.factories import UserFactory, befriend
 from tests.support.games import race, two_player_game
 from tests.support.sockets import open_game_socket
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def seasoned(user):
-    for _ in range(selectors.MIN_FINISHED_GAMES):
-        PlayerFactory(game=GameFactory(status=Game.Status.FINISHED), user=user)
-    return user
 
 
 def setting():
