@@ -153,22 +153,31 @@ def line_post(*, game_id: int, user, kind: str, text: object) -> ChatLine:
         )
         event = line_frame_event(line, sender_name=user.get_username(), game=game)
         transaction.on_commit(lambda: courier.dispatch([("group", game_group(game.pk), event)]))
-        if room == ChatLine.Room.PLAYERS and game.pace == Game.Pace.CORRESPONDENCE:
+        # A reaction is shown for a moment at the seat: nothing of it waits to be read.
+        if (
+            room == ChatLine.Room.PLAYERS
+            and game.pace == Game.Pace.CORRESPONDENCE
+            and kind != ChatLine.Kind.REACTION
+        ):
             _notify_waiting(game=game, line=line, name=user.get_username(), recent=recent)
     return line
 
 
 def _notify_waiting(*, game: Game, line: ChatLine, name: str, recent: list) -> None:
-    """A line waits in a correspondence game: the other players are told, as of a turn, once per
-    NOTIFY_QUIET of talk (a conversation of many lines makes one notice, not one per line)."""
+    """A line waits in a correspondence game: the other players are told, as of a turn (a live notice
+    on their open pages, a push on their devices when away), once per NOTIFY_QUIET of talk (a
+    conversation of many lines makes one notice, not one per line)."""
     quiet_since = line.created_at - dt.timedelta(seconds=NOTIFY_QUIET)
     earlier = ChatLine.objects.filter(
         game_id=game.pk, room=ChatLine.Room.PLAYERS, created_at__gte=quiet_since
     ).exclude(pk=line.pk)
     if earlier.exists():
         return
-    for user_id in set(humans(game)) - {line.sender_id} - hidden_from(line.sender_id):
+    told = sorted(set(humans(game)) - {line.sender_id} - hidden_from(line.sender_id))
+    for user_id in told:
         events.publish(events.PersonNotified(user_id, partial(_waiting_notice, name, game.pk)))
+    if told:
+        events.publish(events.ChatLineWaiting(game.pk, tuple(told)))
 
 
 def _waiting_notice(name: str, game_id: int) -> events.Notice:

@@ -133,6 +133,16 @@ class ChallengeSent:
 
 
 @dataclass(frozen=True)
+class ChatLineWaiting:
+    """A line was said at a correspondence game's table (inside that transaction), and these players
+    have not heard from it for a while: beside the live notice (`PersonNotified`), a push reaches those
+    of them who are away."""
+
+    game_id: int
+    user_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class InboxChanged:
     """What waits for these people changed (a challenge sent, answered, cancelled or expired; an
     invitation; a seek paired), inside that transaction: after the commit their open pages ask for their

@@ -11,11 +11,12 @@ class NotificationsConfig(AppConfig):
         # Imported here: an app's modules load once every app's models have.
         from dicegame import events
         from dicegame.play import sweeper
-        from notifications import challenges, notices, people, services
+        from notifications import challenges, chatlines, notices, people, services
 
         events.subscribe(events.PersonNotified, notices.on_person_notified)
         events.subscribe(events.TurnStarted, services.on_turn_started)
         events.subscribe(events.ChallengeSent, challenges.on_challenge_sent)
+        events.subscribe(events.ChatLineWaiting, chatlines.on_chat_line_waiting)
         events.subscribe(events.InboxChanged, services.on_inbox_changed)
         events.subscribe(events.GameFinished, services.on_game_finished)
         events.subscribe(events.AccountErased, people.on_account_erased)

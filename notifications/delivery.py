@@ -13,7 +13,12 @@ logger = logging.getLogger(__name__)
 
 # The pause after each transient failure in a row; after the last, the notification is given up.
 RETRY_SECONDS = (30, 120, 600, 3600)
-PUSHED = (Notification.Kind.YOUR_TURN, Notification.Kind.REMINDER, Notification.Kind.CHALLENGE)
+PUSHED = (
+    Notification.Kind.YOUR_TURN,
+    Notification.Kind.REMINDER,
+    Notification.Kind.CHALLENGE,
+    Notification.Kind.CHAT,
+)
 
 
 def done(notification: Notification, state: str, now) -> None:

@@ -58,6 +58,8 @@ class Notification(models.Model):
         DIGEST = "digest", _("Daily digest")
         CONFIRM = "confirm", _("Address confirmation")
         CHALLENGE = "challenge", _("A challenge")
+        # A line said at a correspondence game's table, to a player away from the site.
+        CHAT = "chat", _("A line in a game")
         # To an address typed on "forgot password", known or not (no user): the sweep finds its accounts.
         RESET = "reset", _("Password reset")
 
@@ -102,6 +104,12 @@ class Notification(models.Model):
             ),
             models.UniqueConstraint(
                 fields=["user", "kind", "day"], condition=Q(day__isnull=False), name="one_digest_a_day"
+            ),
+            # A conversation waiting in a game makes one push, not one per line.
+            models.UniqueConstraint(
+                fields=["user", "game", "kind"],
+                condition=Q(kind="chat", state="pending"),
+                name="one_pending_chat_push_per_game",
             ),
             models.UniqueConstraint(
                 fields=["user", "challenge"],

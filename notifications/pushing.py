@@ -24,7 +24,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import override
 
 from dicegame.models import Turn
-from notifications import challenges, notices, push, senders
+from notifications import challenges, chatlines, notices, push, senders
 from notifications.models import Notification, PushDelivery, PushSubscription
 
 logger = logging.getLogger(__name__)
@@ -49,9 +49,12 @@ class TurnPush:
 def prepare(notification: Notification, now) -> TurnPush | None:
     """The pushes of a due notification to each of the person's devices not reached yet, or None when
     it no longer needs telling (a turn played, left, the computer's, or its player on the game's page; a
-    challenge answered, called off, expired, or its person on the site)."""
+    challenge answered, called off, expired, or its person on the site; a chat line's reader on the
+    site)."""
     if notification.kind == Notification.Kind.CHALLENGE:
         told = challenges.what_to_push(notification, now)
+    elif notification.kind == Notification.Kind.CHAT:
+        told = chatlines.what_to_push(notification, now)
     else:
         told = _turn(notification, now)
     if told is None:
