@@ -26,6 +26,7 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from accounts.models import AccountDeletion, Block, DataExport, FriendRequest, LoginSession, Profile
 from accounts.selectors import friend_ids
+from chat.models import ChatLine, ChatReport, ChatTimeout
 from daily.models import DailyAttempt
 from dicegame.actors import Actor
 from dicegame.models import Game, Player, Turn
@@ -152,6 +153,7 @@ def build(*, user_id: int) -> bytes:
         "puzzles.json": _puzzles(user_id),
         "notifications.json": _notifications(user_id),
         "reports.json": _reports(user_id),
+        "chat.json": _chat(user_id),
     }
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -194,6 +196,8 @@ def _profile(user_id: int) -> dict:
         "findable": profile.findable,
         "time_zone": profile.time_zone,
         "muted": profile.muted_at is not None,
+        "chat_reactions": profile.chat_reactions,
+        "chat_strangers": profile.chat_strangers,
         "last_seen": _when(profile.last_seen),
     }
 
@@ -443,5 +447,33 @@ def _reports(user_id: int) -> dict:
                 "status": r.status,
             }
             for r in PersonReport.objects.filter(reporter_id=user_id).order_by("created_at", "pk")
+        ],
+    }
+
+
+def _chat(user_id: int) -> dict:
+    # Others' lines are theirs: a person's export holds the lines they said, the lines they reported
+    # (which staff were shown), and the time-outs on them.
+    return {
+        "lines": [
+            {
+                "game": line.game_id,
+                "room": line.room,
+                "kind": line.kind,
+                "text": line.text,
+                "created_at": _when(line.created_at),
+                "hidden": line.hidden,
+            }
+            for line in ChatLine.objects.filter(sender_id=user_id).order_by("created_at", "pk")
+        ],
+        "reported": [
+            {"line": r.line_id, "game": r.line.game_id, "created_at": _when(r.created_at), "status": r.status}
+            for r in ChatReport.objects.filter(reporter_id=user_id)
+            .select_related("line")
+            .order_by("created_at")
+        ],
+        "timeouts": [
+            {"created_at": _when(t.created_at), "until": _when(t.until), "reason": t.reason}
+            for t in ChatTimeout.objects.filter(user_id=user_id).order_by("created_at", "pk")
         ],
     }

@@ -156,6 +156,6 @@ class AccountErased:
     """An account's personal data goes (accounts.erasure, at the end of its deletion's grace period),
     inside that transaction: each app forgets what it keeps about the person (the notifications their
     devices, address and queue; fair play the signals no open case needs; problem reports who sent
-    them; chat, once it exists, their lines). Their games, ratings and records stay, anonymised."""
+    them; chat their lines). Their games, ratings and records stay, anonymised."""
 
     user_id: int

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from accounts import deletion, erasure, export
 from accounts.models import AccountDeletion, Block, DataExport, Friendship, LoginSession
+from chat.models import ChatLine, ChatReport, ChatTimeout
 from dicegame.models import Game, Player
 from fairplay.models import GameSignals, PersonReport
 from feedback.models import Report
@@ -57,6 +58,22 @@ def test_the_export_holds_the_persons_data_and_its_json_parses():
     assert "femke" in archive.read("games.csv").decode()  # the opponents of each game
 
 
+def test_the_export_holds_ones_own_chat_lines_and_not_the_others():
+    game, hana, femke = two_player_game()
+    now = timezone.now()
+    ChatLine.objects.create(
+        game=game, sender=hana, room="players", kind="text", text="your move", created_at=now
+    )
+    theirs = ChatLine.objects.create(
+        game=game, sender=femke, room="players", kind="text", text="soon", created_at=now
+    )
+    ChatReport.objects.create(line=theirs, reporter=hana, created_at=now)
+    chat = json.loads(made_export(client_for(hana)).read("chat.json"))
+    assert [(line["game"], line["text"]) for line in chat["lines"]] == [(game.pk, "your move")]
+    assert [r["line"] for r in chat["reported"]] == [theirs.pk]
+    assert chat["timeouts"] == []
+
+
 def test_every_exported_field_is_documented(strategy):
     hana, femke = UserFactory(username="hana"), UserFactory(username="femke")
     befriend(hana, femke)
@@ -68,7 +85,16 @@ def test_every_exported_field_is_documented(strategy):
     Report.objects.create(message="it broke", user=hana)
     PersonReport.objects.create(reporter=hana, reported=femke, reported_name="femke", reason="abuse")
     Block.objects.create(blocker=hana, blocked=UserFactory(username="pest"))
+    line = ChatLine.objects.create(
+        game=game, sender=femke, room="spectators", kind="text", text="hi", created_at=timezone.now()
+    )
+    ChatLine.objects.create(
+        game=game, sender=hana, room="players", kind="phrase", text="gg", created_at=timezone.now()
+    )
+    ChatReport.objects.create(line=line, reporter=hana, created_at=timezone.now())
+    ChatTimeout.objects.create(user=hana, until=None, reason="spam", created_at=timezone.now())
     data = json.loads(json.dumps({n: json.loads(v) for n, v in _files(export.build(user_id=hana.pk))}))
+    assert all(data["chat.json"][part] for part in ("lines", "reported", "timeouts"))
     doc = (ROOT / "docs" / "data-export.md").read_text()
     missing = set()
 
