@@ -1,12 +1,13 @@
-"""Staff's side of chat: the queue of reported lines (each with the lines around it), hiding lines, and
-time-outs (15 minutes, 24 hours or for good, with a reason)."""
+"""Staff's side of chat: the queue of reported lines (each with the lines around it), hiding lines,
+time-outs (15 minutes, 24 hours or for good, with a reason), and panic mode (free text for established
+accounts only, for a while)."""
 
 from django import forms
 from django.contrib import admin, messages
 from django.utils.translation import gettext_lazy as _
 
 from chat import services
-from chat.models import ChatLine, ChatReport, ChatTimeout
+from chat.models import ChatLine, ChatPanic, ChatReport, ChatTimeout
 
 
 @admin.register(ChatLine)
@@ -75,3 +76,40 @@ class ChatTimeoutAdmin(admin.ModelAdmin):
             by=request.user,
         )
         obj.pk = made.pk
+
+
+class PanicForm(forms.ModelForm):
+    hours = forms.TypedChoiceField(
+        label=_("Length"),
+        coerce=float,
+        choices=[(1, _("1 hour")), (6, _("6 hours")), (24, _("24 hours")), (72, _("3 days"))],
+    )
+
+    class Meta:
+        model = ChatPanic
+        fields = ("hours", "reason")
+
+
+@admin.register(ChatPanic)
+class ChatPanicAdmin(admin.ModelAdmin):
+    form = PanicForm
+    list_display = ("started_at", "until", "reason", "by")
+    actions = ["end_now"]
+
+    def has_change_permission(self, request, obj=None):
+        return obj is None and super().has_change_permission(request, obj)
+
+    def save_model(self, request, obj, form, change):
+        try:
+            made = services.panic_start(
+                hours=form.cleaned_data["hours"], reason=form.cleaned_data["reason"], by=request.user
+            )
+        except services.ChatRefused as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+            return
+        obj.pk = made.pk
+
+    @admin.action(description=_("End panic mode now"))
+    def end_now(self, request, queryset):
+        services.panic_end()
+        self.message_user(request, _("Panic mode is off."), messages.SUCCESS)

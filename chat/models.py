@@ -76,3 +76,27 @@ class ChatTimeout(models.Model):
 
     def __str__(self) -> str:
         return self.reason
+
+
+class ChatPanic(models.Model):
+    """Staff's panic mode, as lichess has it: from `started_at` until `until`, only established accounts
+    (chat.selectors.established) say free text anywhere; quick phrases and reactions, which are keys,
+    stay open to everyone. For a raid of fresh accounts, when time-outs one by one are too slow."""
+
+    started_at = models.DateTimeField()
+    until = models.DateTimeField(db_index=True)
+    reason = models.CharField(max_length=200)
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        verbose_name = _("chat panic")
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(until__gte=models.F("started_at")), name="chat_panic_ends"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.reason

@@ -3,6 +3,9 @@ person's, nor a hidden one; the spectators' room not to the players while a rate
 
 from __future__ import annotations
 
+import datetime as dt
+
+from django.contrib.auth import get_user_model
 from django.db.models import Q
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
@@ -10,13 +13,16 @@ from django.utils.translation import gettext as _
 from accounts.models import Profile
 from accounts.selectors import are_friends, hidden_from, is_muted
 from chat import phrases
-from chat.models import ChatLine, ChatTimeout
+from chat.models import ChatLine, ChatPanic, ChatTimeout
 from dicegame.actors import Actor
 from dicegame.models import Game, Player
 from dicegame.play.selectors import game_visible
 
 # A new account chats in free text once it has finished this many games (phrases and reactions at once).
 MIN_FINISHED_GAMES = 3
+# In panic mode (ChatPanic), free text is for established accounts only: this old, this many games.
+ESTABLISHED_AGE = dt.timedelta(days=7)
+ESTABLISHED_GAMES = 20
 # Lines a panel shows.
 PANEL_LINES = 50
 
@@ -70,11 +76,34 @@ def chat_refusal(*, game: Game, user_id: int, room: str, kind: str) -> tuple[str
             "until": until,
             "reason": timeout.reason,
         }, 403
-    if kind == ChatLine.Kind.TEXT and finished_games(user_id) < MIN_FINISHED_GAMES:
+    if kind != ChatLine.Kind.TEXT:
+        return None
+    games = finished_games(user_id)
+    if games < MIN_FINISHED_GAMES:
         return _(
             "New accounts chat once they have finished %(n)d games; quick phrases and reactions work now."
         ) % {"n": MIN_FINISHED_GAMES}, 403
+    if panic_active() and not established(user_id, games):
+        return _(
+            "For now only long-standing players chat freely; quick phrases and reactions work for everyone."
+        ), 403
     return None
+
+
+def panic_active(now=None) -> bool:
+    now = now or timezone.now()
+    return ChatPanic.objects.filter(started_at__lte=now, until__gt=now).exists()
+
+
+def established(user_id: int, games: int | None = None) -> bool:
+    """Old enough and played enough to chat in panic mode (staff count as established)."""
+    user = get_user_model().objects.filter(pk=user_id).values("date_joined", "is_staff").first()
+    if user is None:
+        return False
+    if user["is_staff"]:
+        return True
+    games = finished_games(user_id) if games is None else games
+    return games >= ESTABLISHED_GAMES and user["date_joined"] <= timezone.now() - ESTABLISHED_AGE
 
 
 def free_text_allowed(game: Game, user_id: int) -> bool:

@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 from accounts.models import Profile
 from accounts.selectors import hidden_from
 from chat import phrases
-from chat.models import MAX_LINE, ChatLine, ChatReport, ChatTimeout
+from chat.models import MAX_LINE, ChatLine, ChatPanic, ChatReport, ChatTimeout
 from chat.selectors import (
     chat_refusal,
     free_text_allowed,
@@ -45,6 +45,9 @@ REPEAT_SECONDS = 60
 REPORT_CONTEXT = 10
 # A correspondence game's players are told of a waiting line at most once per this many seconds of talk.
 NOTIFY_QUIET = 30 * 60
+
+# Panic mode is for a raid, not a way of running the site: at most a week at a time.
+PANIC_MAX_HOURS = 7 * 24
 
 TIMEOUTS = {
     "15m": dt.timedelta(minutes=15),
@@ -224,6 +227,25 @@ def timeout_set(*, user_id: int, length: str, reason: str, by=None) -> ChatTimeo
         by=by,
         created_at=now,
     )
+
+
+def panic_start(*, hours: float, reason: str, by=None) -> ChatPanic:
+    """Panic mode from now for `hours` (chat.models.ChatPanic); a panic already on is not cut short."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise ChatRefused(_("Give a reason for the panic mode."))
+    if not 1 / 60 <= hours <= PANIC_MAX_HOURS:
+        raise ChatRefused(_("Panic mode lasts from a minute to %(n)d hours.") % {"n": PANIC_MAX_HOURS})
+    now = timezone.now()
+    return ChatPanic.objects.create(
+        started_at=now, until=now + dt.timedelta(hours=hours), reason=reason[:200], by=by
+    )
+
+
+def panic_end() -> int:
+    """Every panic on now ends now."""
+    now = timezone.now()
+    return ChatPanic.objects.filter(started_at__lte=now, until__gt=now).update(until=now)
 
 
 def lines_hide(line_ids) -> int:

@@ -52,6 +52,10 @@ def drawer(request: HttpRequest, game_id: int) -> HttpResponse:
         or (user_id is not None and selectors.free_text_allowed(game, user_id)),
         "max_line": MAX_LINE,
     }
+    if user_id is not None and context["chat_on"]:
+        # Said before typing, not after: a new account's wait, a time-out, panic mode.
+        refused = selectors.chat_refusal(game=game, user_id=user_id, room=room, kind=ChatLine.Kind.TEXT)
+        context["text_refused"] = refused[0] if refused else ""
     return TemplateResponse(request, "chat/drawer.html", context)
 
 

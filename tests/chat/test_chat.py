@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from accounts.models import Block, Profile
 from chat import selectors, services
-from chat.models import ChatLine, ChatReport, ChatTimeout
+from chat.models import ChatLine, ChatPanic, ChatReport, ChatTimeout
 from dicegame import events
 from dicegame.models import Game
 from tests.support.chat import seasoned, table
@@ -126,6 +126,53 @@ def test_a_new_account_has_phrases_but_no_free_text_yet():
         say(ann, game, "hello")
     assert refused.value.status == 403 and "finished 3 games" in refused.value.message
     say(ann, game, "hi", kind="phrase")
+
+
+def test_the_drawer_tells_a_new_account_before_it_types():
+    ann, bob = UserFactory(username="newbie"), seasoned("bob")
+    befriend(ann, bob)
+    game = table(ann, bob)
+    drawer = client_for(ann).get(reverse("chat:drawer", args=[game.pk])).content.decode()
+    assert "data-chat-limited" in drawer and "finished 3 games" in drawer and "data-chat-form" not in drawer
+    assert "data-chat-phrase" in drawer
+    assert "data-chat-form" in client_for(bob).get(reverse("chat:drawer", args=[game.pk])).content.decode()
+
+
+def test_panic_mode_keeps_free_text_to_established_accounts_for_its_time(friends, admin_client):
+    ann, bob, game = friends
+    veteran = seasoned("vera")
+    for _ in range(selectors.ESTABLISHED_GAMES - selectors.MIN_FINISHED_GAMES):
+        PlayerFactory(game=GameFactory(status=Game.Status.FINISHED), user=veteran)
+    type(veteran).objects.filter(pk=veteran.pk).update(date_joined=timezone.now() - dt.timedelta(days=30))
+    befriend(veteran, ann)
+    their_game = table(veteran, ann)
+    answer = admin_client.post(reverse("admin:chat_chatpanic_add"), {"hours": "1", "reason": "a raid"})
+    assert answer.status_code == 302 and selectors.panic_active()
+
+    with pytest.raises(services.ChatRefused) as refused:
+        say(ann, game, "hello")
+    assert refused.value.status == 403 and "long-standing players" in refused.value.message
+    say(ann, game, "hi", kind="phrase")  # keys stay open to everyone
+    say(veteran, their_game, "calm down, all")
+    drawer = client_for(bob).get(reverse("chat:drawer", args=[game.pk])).content.decode()
+    assert "data-chat-limited" in drawer and "long-standing players" in drawer
+
+    # It ends by itself, or when staff end it.
+    assert not selectors.panic_active(timezone.now() + dt.timedelta(hours=1, seconds=1))
+    admin_client.post(
+        reverse("admin:chat_chatpanic_changelist"),
+        {"action": "end_now", "_selected_action": [ChatPanic.objects.get().pk]},
+    )
+    assert not selectors.panic_active()
+    say(ann, game, "hello")
+
+
+def test_panic_mode_needs_a_reason_and_a_bounded_length():
+    with pytest.raises(services.ChatRefused):
+        services.panic_start(hours=1, reason="  ")
+    with pytest.raises(services.ChatRefused):
+        services.panic_start(hours=services.PANIC_MAX_HOURS + 1, reason="forever")
+    assert not ChatPanic.objects.exists()
 
 
 def test_rate_limit_per_person_and_game(friends):
