@@ -24,6 +24,8 @@ def test_step_through_a_review_with_the_keyboard(page: Page, live_server_url):
     page.goto(f"{live_server_url}/games/")
     page.locator(f'tr[data-game="{game.pk}"] [data-review]').click()
     expect(page).to_have_url(re.compile(rf"/games/{game.pk}/review/$"))
+    # The keys are heard by a deferred script: a key pressed before it ran is lost, as in a browser.
+    page.wait_for_load_state("load")
     replay = page.locator("#replay")
     expect(replay).to_have_attribute("data-step", "0")
     total = int(replay.get_attribute("data-steps"))
