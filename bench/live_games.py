@@ -15,6 +15,10 @@ the ORM, starts the processes, and measures, once per channel layer (--layer pub
    flight all the time.)
 2. Throughput: K games (default 100) on ONE daphne process, closed loop with no think time: the
    actions per second that one process serves, and its CPU time per action.
+3. With chat (--chat-every N): each paced K phase is played again right after it, on fresh games, with
+   chat at the table: each player says a reaction or a quick phrase on the game's socket (as the
+   drawer does) after every N of their actions. The actions' figures are printed beside the phase's
+   without chat, run by run: chat must not make the actions slower (issue 45).
 
 A bare echo consumer (ws/echo/, one socket per process) is pinged all through each phase, so machine
 noise and server load hit the baseline too. CPU time per action: the daphne processes and the
@@ -739,6 +743,7 @@ class Spec:
     think: tuple[float, float]  # seconds before each action (0, 0: closed loop)
     seconds: float
     turns: int
+    chat_every: int = 0  # a reaction or phrase after every this many of a player's actions (0: no chat)
 
 
 @dataclass
@@ -764,6 +769,7 @@ class Phase:
     # latency of the transport alone at the game's CPU load (--loaded-relay).
     loaded_relay: RelayFigures | None = None
     stages: dict = field(default_factory=dict)  # the servers' own figures: where a push's time went
+    chat_lines: int = 0  # reactions and phrases said (--chat-every)
 
     # -- derived figures --
 
@@ -800,6 +806,8 @@ class Phase:
             "layer": self.layer,
             "run": self.spec.run,
             "k": self.spec.k,
+            "chat_every": self.spec.chat_every,
+            "chat_lines": self.chat_lines,
             "daphne_processes": self.spec.processes,
             "think_s": list(self.spec.think),
             "samples": self.actions,
@@ -925,6 +933,7 @@ async def play_game(a: Seat, b: Seat, phase: Phase, deadline: float, rng: random
             f"{a.status_text()}; {b.status_text()}"
         )
         return
+    said = {a.name: 0, b.name: 0}  # each player's actions since their last line (--chat-every)
     for turn_index in range(phase.spec.turns):
         actor, other = order[turn_index % 2], order[1 - turn_index % 2]
         holds = sorted(rng.sample(range(1, 6), rng.choice((1, 2))))
@@ -959,10 +968,30 @@ async def play_game(a: Seat, b: Seat, phase: Phase, deadline: float, rng: random
                         await asyncio.sleep(rng.uniform(low, high))
                     await act(actor, other, kind, {**message, "confirm_zero": 1, "write": 1}, phase, deadline)
                     written = True
+                said[actor.name] += 1
+                if phase.spec.chat_every and said[actor.name] >= phase.spec.chat_every:
+                    said[actor.name] = 0
+                    await say(actor, phase, rng)
             except ActionFailed as exc:
                 phase.failures.append(f"{actor.name} {kind}: {exc}")
                 return
         phase.turns_done += 1
+
+
+CHAT_REACTIONS = ("dice", "clap", "wow", "phew", "fire")  # chat.phrases.REACTIONS' keys
+CHAT_PHRASES = ("nice", "wow", "yourmove")  # chat.phrases.MOMENTS["play"]
+
+
+async def say(seat: Seat, phase: Phase, rng: random.Random) -> None:
+    """A reaction or a quick phrase, as the drawer says it on the socket: not awaited, as the page does
+    not wait for it before its next action. A refusal comes back as an error frame, counted as an error."""
+    kind = rng.choice(("reaction", "phrase"))
+    text = rng.choice(CHAT_REACTIONS if kind == "reaction" else CHAT_PHRASES)
+    try:
+        await seat.ws.send(json.dumps({"action": "say", "kind": kind, "text": text}, separators=(",", ":")))
+    except Exception as exc:
+        raise ActionFailed(f"chat line not sent: {exc!r}") from None
+    phase.chat_lines += 1
 
 
 async def act(actor: Seat, other: Seat, kind: str, message: dict, phase: Phase, deadline: float) -> bool:
@@ -1249,6 +1278,7 @@ def report(phase: Phase) -> str:
             if f["late_not_errors"]
             else ""
         )
+        + (f"; {f['chat_lines']} chat lines said" if f["chat_every"] else "")
         + relay_line(f)
         + loaded_relay_line(f)
         + stages_line(f)
@@ -1469,6 +1499,45 @@ def over_runs(by_run: list[list[dict]]) -> list[dict]:
     return out
 
 
+def chat_comparison(results: list[dict], paced_run: str) -> str:
+    """The actions with chat at the table against the same K without, each pair from the same run and
+    layer (played one after the other); the ratios' median over the runs."""
+    lines = ["with chat at the table, against the phase without it just before (ratios: with / without):"]
+    ratios: dict[tuple, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for with_chat in (f for f in results if f["run"] == f"{paced_run}+chat"):
+        plain = next(
+            (
+                f
+                for f in results
+                if f["run"] == paced_run
+                and f["k"] == with_chat["k"]
+                and f["layer"] == with_chat["layer"]
+                and f["round"] == with_chat["round"]
+            ),
+            None,
+        )
+        if plain is None:
+            continue
+        figures = {
+            "median": (plain["median_ms"], with_chat["median_ms"]),
+            "p99": (plain["p99_ms"], with_chat["p99_ms"]),
+            "web CPU/action": (plain["cpu_ms_per_action"]["web"], with_chat["cpu_ms_per_action"]["web"]),
+        }
+        key = (with_chat["layer"], with_chat["k"])
+        parts = []
+        for name, (without, with_) in figures.items():
+            ratios[key][name].append(ratio(with_, without))
+            parts.append(f"{name} {fmt(without, 2)} -> {fmt(with_, 2)} (x{fmt(ratio(with_, without), 2)})")
+        lines.append(
+            f"  run {with_chat['round']} [{key[0]}] K={key[1]}: {'; '.join(parts)}; "
+            f"{with_chat['chat_lines']} lines said, errors {plain['errors']} -> {with_chat['errors']}"
+        )
+    for (layer, k), by_name in sorted(ratios.items()):
+        medians = ", ".join(f"{name} x{fmt(statistics.median(v), 2)}" for name, v in by_name.items() if v)
+        lines.append(f"  [{layer}] K={k}, the median of {len(by_name['p99'])} run(s): {medians}")
+    return "\n".join(lines)
+
+
 def slow_baselines(results: list[dict]) -> list[str]:
     """Runs whose own relay was unusually slow (its CPU per message or p99 over 1.5 x the median of the
     runs at that K): said, not hidden."""
@@ -1534,7 +1603,7 @@ async def run_layer(
             flush=True,
         )
         for spec, games in plan:
-            with_relay = args.relay and spec.run != "throughput"
+            with_relay = args.relay and spec.run != "throughput" and not spec.chat_every
 
             async def relay_run(part: str, spec=spec, think=spec.think) -> RelayFigures:
                 figures = await run_relay(
@@ -1642,6 +1711,14 @@ def main() -> int:
     parser.add_argument(
         "--runs", type=int, default=3, help="measure this many times; each aim is the median (default 3)"
     )
+    parser.add_argument(
+        "--chat-every",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also play each paced K phase with chat: a reaction or phrase after every N actions of a "
+        "player (0: no chat; 5 is about one line per player per turn, within chat's rate limit)",
+    )
     parser.add_argument("--json", type=Path, help="write every figure to this file")
     parser.add_argument("--logs", type=Path, help="keep the server processes' logs in this directory")
     args = parser.parse_args()
@@ -1663,6 +1740,8 @@ def main() -> int:
         parser.error("give --pg-server or --database-url, not both")
     if args.processes < 1 or args.runs < 1:
         parser.error("--processes and --runs must be at least 1")
+    if args.chat_every < 0:
+        parser.error("--chat-every must be 0 or more")
     if args.db_delay_ms and not (args.pg_server or args.database_url):
         parser.error("--db-delay-ms needs PostgreSQL: --pg-server or --database-url")
     if not 0 <= args.db_delay_ms <= 50:
@@ -1737,7 +1816,21 @@ def main() -> int:
             print(f"run {round_no} of {args.runs}: 1-minute load average before it {load:.2f}", flush=True)
             for layer in layers:
                 layer_start = time.perf_counter()
-                specs = [Spec(paced_run, k, args.processes, think, args.seconds, args.turns) for k in ks]
+                specs = []
+                for k in ks:
+                    specs.append(Spec(paced_run, k, args.processes, think, args.seconds, args.turns))
+                    if args.chat_every:  # right after it, so that both meet the machine as it is then
+                        specs.append(
+                            Spec(
+                                f"{paced_run}+chat",
+                                k,
+                                args.processes,
+                                think,
+                                args.seconds,
+                                args.turns,
+                                chat_every=args.chat_every,
+                            )
+                        )
                 if args.throughput_k:
                     specs.append(
                         Spec(
@@ -1835,6 +1928,8 @@ def main() -> int:
         print(f"  [{v['layer']}] {v['aim']}: {fmt(v['median'], 2)} ({values}): {verdict}")
     for line in slow_baselines(results):
         print(f"  note: {line}")
+    if args.chat_every:
+        print(chat_comparison(results, paced_run))
     print(
         f"  errors total={errors}; samples total={sum(f['samples'] for f in results)}; "
         f"runtime {time.perf_counter() - started:.0f} s"
@@ -1865,6 +1960,7 @@ def main() -> int:
                             "throughput_k": args.throughput_k,
                             "throughput_seconds": args.throughput_seconds,
                             "seed": args.seed,
+                            "chat_every": args.chat_every,
                             "aims": {
                                 "cpu_over_relay": AIM_CPU_OVER_RELAY,
                                 "p99_ms": AIM_P99_MS,
