@@ -80,7 +80,7 @@ class ChatTimeout(models.Model):
 
 class ChatPanic(models.Model):
     """Staff's panic mode, as lichess has it: from `started_at` until `until`, only established accounts
-    (chat.selectors.established) say free text anywhere; quick phrases and reactions, which are keys,
+    (chat.selectors.Speaker.established) say free text anywhere; quick phrases and reactions, which are keys,
     stay open to everyone. For a raid of fresh accounts, when time-outs one by one are too slow."""
 
     started_at = models.DateTimeField()

@@ -4,14 +4,16 @@ person's, nor a hidden one; the spectators' room not to the players while a rate
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
-from django.db.models import Q
+from django.db import connection
+from django.db.models import Q, QuerySet
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import Profile
-from accounts.selectors import are_friends, hidden_from, is_muted
+from accounts.selectors import are_friends, hidden_from
 from chat import phrases
 from chat.models import ChatLine, ChatPanic, ChatTimeout
 from dicegame.actors import Actor
@@ -27,47 +29,188 @@ ESTABLISHED_GAMES = 20
 PANEL_LINES = 50
 
 
-def humans(game: Game) -> list[int]:
-    return [p.user_id for p in game.players.all() if p.user_id is not None]
+@dataclass(frozen=True)
+class Table:
+    """A game as its chat reads it: its kind, pace, rating and status, and who sits where. Read in one
+    query for a line said (`table`), or taken from a game already read (`Table.of`)."""
+
+    pk: int
+    kind: str
+    pace: str
+    rated: bool
+    status: str
+    # (user id, seat) of each player; None for a guest or the computer.
+    seats: tuple[tuple[int | None, int], ...]
+    # The game itself, when read already: a spectator's line asks whether they may see it.
+    game: Game | None = field(default=None, compare=False)
+
+    @classmethod
+    def of(cls, game: Game) -> Table:
+        seats = tuple((p.user_id, p.seat) for p in game.players.all())
+        return cls(game.pk, game.kind, game.pace, game.rated, game.status, seats, game)
 
 
-def room_of(*, game: Game, user) -> str:
-    return ChatLine.Room.PLAYERS if user.pk in humans(game) else ChatLine.Room.SPECTATORS
+def table(game_id: int) -> Table | None:
+    fields = ("kind", "pace", "rated", "status", "players__user_id", "players__seat")
+    rows = list(Game.objects.filter(pk=game_id).values_list(*fields))
+    if not rows:
+        return None
+    kind, pace, rated, status = rows[0][:4]
+    seats = tuple((row[4], row[5]) for row in rows if row[5] is not None)
+    return Table(game_id, kind, pace, rated, status, seats)
 
 
-def has_chat(game: Game) -> bool:
+def humans(table: Table) -> list[int]:
+    return [user_id for user_id, _seat in table.seats if user_id is not None]
+
+
+def room_of(*, table: Table, user) -> str:
+    return ChatLine.Room.PLAYERS if user.pk in humans(table) else ChatLine.Room.SPECTATORS
+
+
+def has_chat(table: Table) -> bool:
     """Games with other people have chat: not a solo game, not one on one device, not one against the
     computer alone."""
-    return game.kind == Game.Kind.FRIENDS and len(set(humans(game))) >= 2
+    return table.kind == Game.Kind.FRIENDS and len(set(humans(table))) >= 2
 
 
-def spectators_hidden_from_players(game: Game) -> bool:
-    return game.rated and game.status in (Game.Status.OPEN, Game.Status.ACTIVE)
+def spectators_hidden_from_players(table: Table) -> bool:
+    return table.rated and table.status in (Game.Status.OPEN, Game.Status.ACTIVE)
+
+
+def table_settled(table: Table, user_id: int | None) -> bool:
+    """Whether this read of the game may serve the person's next lines too (a game socket keeps it): they
+    play it and it has started, so its kind, pace and players no longer change. Its status still does,
+    and the spectators' room hangs on it: a spectator's line reads the game afresh."""
+    return table.status != Game.Status.OPEN and user_id is not None and user_id in humans(table)
+
+
+def _timeouts_on(now: dt.datetime) -> QuerySet:
+    return ChatTimeout.objects.filter(Q(until__isnull=True) | Q(until__gt=now))
+
+
+def panics_on(now: dt.datetime) -> QuerySet:
+    return ChatPanic.objects.filter(started_at__lte=now, until__gt=now)
+
+
+def _finished_players() -> QuerySet:
+    return Player.objects.filter(game__status=Game.Status.FINISHED)
 
 
 def active_timeout(user_id: int) -> ChatTimeout | None:
-    now = timezone.now()
-    return (
-        ChatTimeout.objects.filter(user_id=user_id)
-        .filter(Q(until__isnull=True) | Q(until__gt=now))
-        .order_by("until")
-        .first()
-    )
+    return _timeouts_on(timezone.now()).filter(user_id=user_id).order_by("until").first()
 
 
 def finished_games(user_id: int) -> int:
-    return Player.objects.filter(user_id=user_id, game__status=Game.Status.FINISHED).count()
+    return _finished_players().filter(user_id=user_id).count()
 
 
-def chat_refusal(*, game: Game, user_id: int, room: str, kind: str) -> tuple[str, int] | None:
-    """Why the person may not say this here now (the message and its status), or None."""
-    if not has_chat(game):
+@dataclass(frozen=True)
+class Speaker:
+    """What the rules ask of the person about to say something (chat.services reads it with their row
+    locked, in one statement)."""
+
+    muted: bool
+    timed_out: bool
+    # Read for free text only: the games they finished, panic mode, and whether they are established
+    # (staff, or ESTABLISHED_AGE old with ESTABLISHED_GAMES finished), as panic mode asks.
+    finished_games: int = 0
+    panic: bool = False
+    established: bool = False
+
+
+def speaker(user_id: int, *, text: bool, lock: bool = False) -> Speaker | None:
+    """The person's standing in chat (None: no such account). `lock`: their row is locked for the rest of
+    the transaction, the one lock a line's rate limit and duplicate rule are checked under.
+
+    Written out in SQL because every line said runs it: built by the ORM (one query with four
+    subqueries) it cost a line more CPU than the statement's whole round trip (docs/performance.md).
+    It asks what accounts.selectors.is_muted, active_timeout, finished_games and panic_active ask; the
+    tests of each refusal hold it to them."""
+    ops = connection.ops
+    now = timezone.now()
+    tables = {
+        "user": get_user_model()._meta.db_table,
+        "profile": Profile._meta.db_table,
+        "timeout": ChatTimeout._meta.db_table,
+        "player": Player._meta.db_table,
+        "game": Game._meta.db_table,
+        "panic": ChatPanic._meta.db_table,
+    }
+    columns = [
+        "EXISTS (SELECT 1 FROM {profile} p WHERE p.user_id = u.id AND p.muted_at IS NOT NULL)",
+        "EXISTS (SELECT 1 FROM {timeout} t WHERE t.user_id = u.id AND (t.until IS NULL OR t.until > %s))",
+    ]
+    params: list = [ops.adapt_datetimefield_value(now)]
+    if text:
+        columns += [
+            "(SELECT COUNT(*) FROM {player} pl INNER JOIN {game} g ON g.id = pl.game_id"
+            " WHERE pl.user_id = u.id AND g.status = %s)",
+            "EXISTS (SELECT 1 FROM {panic} c WHERE c.started_at <= %s AND c.until > %s)",
+            "u.is_staff",
+            "u.date_joined <= %s",
+        ]
+        params += [
+            Game.Status.FINISHED.value,
+            ops.adapt_datetimefield_value(now),
+            ops.adapt_datetimefield_value(now),
+            ops.adapt_datetimefield_value(now - ESTABLISHED_AGE),
+        ]
+    sql = f"SELECT {', '.join(columns)} FROM {{user}} u WHERE u.id = %s"
+    params.append(user_id)
+    if lock and connection.features.has_select_for_update:
+        sql += " FOR UPDATE OF u"
+    with connection.cursor() as cursor:
+        cursor.execute(sql.format(**{k: ops.quote_name(v) for k, v in tables.items()}), params)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    if not text:
+        return Speaker(muted=bool(row[0]), timed_out=bool(row[1]))
+    games = int(row[2])
+    return Speaker(
+        muted=bool(row[0]),
+        timed_out=bool(row[1]),
+        finished_games=games,
+        panic=bool(row[3]),
+        established=bool(row[4]) or (games >= ESTABLISHED_GAMES and bool(row[5])),
+    )
+
+
+def said_lately(*, game_id: int, user_id: int, since: dt.datetime, rate_since: dt.datetime) -> list:
+    """The person's lines in the game since `since`, as (kind, text, said since `rate_since`). In SQL for
+    the reason `speaker` is: every line said reads it."""
+    ops = connection.ops
+    sql = (
+        f"SELECT kind, text, created_at >= %s FROM {ops.quote_name(ChatLine._meta.db_table)}"
+        " WHERE game_id = %s AND sender_id = %s AND created_at >= %s"
+    )
+    adapt = ops.adapt_datetimefield_value
+    params = [adapt(rate_since), game_id, user_id, adapt(since)]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [(kind, text, bool(recent)) for kind, text, recent in cursor.fetchall()]
+
+
+def chat_refusal(
+    *, table: Table, user_id: int, room: str, kind: str, who: Speaker | None = None
+) -> tuple[str, int] | None:
+    """Why the person may not say this here now (the message and its status), or None. `who`: their
+    standing, if read already."""
+    if not has_chat(table):
         return _("There is no chat in this game."), 400
-    if room == ChatLine.Room.SPECTATORS and not game_visible(game=game, actor=Actor(user_id=user_id)):
-        return _("There is no such game."), 404
-    if is_muted(user_id):
+    if room == ChatLine.Room.SPECTATORS:
+        game = table.game or Game.objects.filter(pk=table.pk).first()
+        if game is None or not game_visible(game=game, actor=Actor(user_id=user_id)):
+            return _("There is no such game."), 404
+    if who is None:
+        who = speaker(user_id, text=kind == ChatLine.Kind.TEXT)
+    if who is None:
+        return _("Log in to chat."), 403
+    if who.muted:
         return _("You cannot chat for now."), 403
-    timeout = active_timeout(user_id)
+    # The time-out itself (its end and reason) is read only for the message.
+    timeout = active_timeout(user_id) if who.timed_out else None
     if timeout is not None:
         if timeout.until is None:
             return _("You may no longer chat: %(reason)s") % {"reason": timeout.reason}, 403
@@ -78,12 +221,11 @@ def chat_refusal(*, game: Game, user_id: int, room: str, kind: str) -> tuple[str
         }, 403
     if kind != ChatLine.Kind.TEXT:
         return None
-    games = finished_games(user_id)
-    if games < MIN_FINISHED_GAMES:
+    if who.finished_games < MIN_FINISHED_GAMES:
         return _(
             "New accounts chat once they have finished %(n)d games; quick phrases and reactions work now."
         ) % {"n": MIN_FINISHED_GAMES}, 403
-    if panic_active() and not established(user_id, games):
+    if who.panic and not who.established:
         return _(
             "For now only long-standing players chat freely; quick phrases and reactions work for everyone."
         ), 403
@@ -91,25 +233,13 @@ def chat_refusal(*, game: Game, user_id: int, room: str, kind: str) -> tuple[str
 
 
 def panic_active(now=None) -> bool:
-    now = now or timezone.now()
-    return ChatPanic.objects.filter(started_at__lte=now, until__gt=now).exists()
+    return panics_on(now or timezone.now()).exists()
 
 
-def established(user_id: int, games: int | None = None) -> bool:
-    """Old enough and played enough to chat in panic mode (staff count as established)."""
-    user = get_user_model().objects.filter(pk=user_id).values("date_joined", "is_staff").first()
-    if user is None:
-        return False
-    if user["is_staff"]:
-        return True
-    games = finished_games(user_id) if games is None else games
-    return games >= ESTABLISHED_GAMES and user["date_joined"] <= timezone.now() - ESTABLISHED_AGE
-
-
-def free_text_allowed(game: Game, user_id: int) -> bool:
+def free_text_allowed(table: Table, user_id: int) -> bool:
     """Free text between players: the others are all friends of the sender's, or everyone at the table
     allowed chat with strangers."""
-    others = set(humans(game)) - {user_id}
+    others = set(humans(table)) - {user_id}
     if all(are_friends(a=user_id, b=other) for other in others):
         return True
     allowing = set(
@@ -133,22 +263,22 @@ def chat_viewer(user_id: int | None) -> tuple[frozenset[int], bool]:
     return frozenset(hidden_from(user_id)), reactions_on(user_id)
 
 
-def seat_of(game: Game, user_id: int | None) -> int | None:
-    return next((p.seat for p in game.players.all() if user_id is not None and p.user_id == user_id), None)
+def seat_of(table: Table, user_id: int | None) -> int | None:
+    return next((seat for who, seat in table.seats if user_id is not None and who == user_id), None)
 
 
-def line_frame_event(line: ChatLine, *, sender_name: str, game: Game) -> dict:
+def line_frame_event(line: ChatLine, *, sender_name: str, table: Table) -> dict:
     """The channel-layer message of a new line: each socket renders it for its own screen."""
     return {
         "type": "chat.line",
         "line_id": line.pk,
         "sender_id": line.sender_id,
         "name": sender_name,
-        "seat": seat_of(game, line.sender_id),
+        "seat": seat_of(table, line.sender_id),
         "room": line.room,
         "kind": line.kind,
         "text": line.text,
-        "players_blind": spectators_hidden_from_players(game),
+        "players_blind": spectators_hidden_from_players(table),
     }
 
 
@@ -165,12 +295,12 @@ def visible_lines(*, game: Game, user_id: int | None, room: str) -> list[ChatLin
     return latest[::-1]
 
 
-def rooms_for(*, game: Game, user_id: int | None) -> list[str]:
+def rooms_for(*, table: Table, user_id: int | None) -> list[str]:
     """The rooms the viewer reads: a player their players' room (and the spectators' once the game is
     not a rated one in play); anyone else who may see the game, the spectators' room."""
-    if user_id is not None and user_id in humans(game):
+    if user_id is not None and user_id in humans(table):
         rooms = [ChatLine.Room.PLAYERS]
-        if not spectators_hidden_from_players(game):
+        if not spectators_hidden_from_players(table):
             rooms.append(ChatLine.Room.SPECTATORS)
         return rooms
     return [ChatLine.Room.SPECTATORS]
@@ -182,9 +312,10 @@ def line_for_viewer(*, line_id: int, user) -> ChatLine | None:
         return None
     if line.sender_id in hidden_from(user.pk):
         return None
-    if line.room not in rooms_for(game=line.game, user_id=user.pk):
+    at = Table.of(line.game)
+    if line.room not in rooms_for(table=at, user_id=user.pk):
         return None
-    if user.pk not in humans(line.game) and not game_visible(game=line.game, actor=Actor(user_id=user.pk)):
+    if user.pk not in humans(at) and not game_visible(game=line.game, actor=Actor(user_id=user.pk)):
         return None
     return line
 

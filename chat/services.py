@@ -14,7 +14,6 @@ from functools import partial
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
@@ -22,7 +21,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import Profile
 from accounts.selectors import hidden_from
-from chat import phrases
+from chat import phrases, selectors
 from chat.models import MAX_LINE, ChatLine, ChatPanic, ChatReport, ChatTimeout
 from chat.selectors import (
     chat_refusal,
@@ -113,74 +112,86 @@ def _checked(kind: str, raw: object) -> str:
     return raw
 
 
-def line_post(*, game_id: int, user, kind: str, text: object) -> ChatLine:
+def line_post(
+    *, game_id: int, user, kind: str, text: object, table: selectors.Table | None = None
+) -> ChatLine:
     """The person says something at the game's table: to the players if they play it, else to its
-    spectators. Pushed to the game's screens once it commits."""
+    spectators. Pushed to the game's screens once it commits. `table`: the game as read for this
+    person's last line (chat.selectors.table_settled), else it is read now."""
     if user is None or not user.is_authenticated:
         raise ChatRefused(_("Log in to chat."), 403)
-    game = Game.objects.filter(pk=game_id).prefetch_related("players").first()
-    if game is None:
+    if table is None:
+        table = selectors.table(game_id)
+    if table is None:
         raise ChatRefused(_("There is no such game."), 404)
     value = _checked(kind, text)
-    room = room_of(game=game, user=user)
-    refusal = chat_refusal(game=game, user_id=user.pk, room=room, kind=kind)
-    if refusal is not None:
-        raise ChatRefused(*refusal)
-    if kind == ChatLine.Kind.TEXT and room == ChatLine.Room.PLAYERS and not free_text_allowed(game, user.pk):
-        raise ChatRefused(
-            _(
-                "Between players who are not friends, only quick phrases and reactions, unless both allow "
-                "chat with strangers."
-            ),
-            403,
-        )
+    room = room_of(table=table, user=user)
     now = timezone.now()
-    with transaction.atomic():
-        # One lock per sender: the count and the last line are read and the line written under it.
-        get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk").get()
-        recent = list(
-            ChatLine.objects.filter(
-                game_id=game.pk, sender_id=user.pk, created_at__gte=now - dt.timedelta(seconds=REPEAT_SECONDS)
+    try:
+        with transaction.atomic():
+            # One lock per sender, taken with what the rules ask of them: the count and the last lines
+            # are read, in the statement after it, and the line written under it.
+            who = selectors.speaker(user.pk, text=kind == ChatLine.Kind.TEXT, lock=True)
+            refusal = chat_refusal(table=table, user_id=user.pk, room=room, kind=kind, who=who)
+            if refusal is not None:
+                raise ChatRefused(*refusal)
+            if (
+                kind == ChatLine.Kind.TEXT
+                and room == ChatLine.Room.PLAYERS
+                and not free_text_allowed(table, user.pk)
+            ):
+                raise ChatRefused(
+                    _(
+                        "Between players who are not friends, only quick phrases and reactions, unless "
+                        "both allow chat with strangers."
+                    ),
+                    403,
+                )
+            recent = selectors.said_lately(
+                game_id=table.pk,
+                user_id=user.pk,
+                since=now - dt.timedelta(seconds=REPEAT_SECONDS),
+                rate_since=now - dt.timedelta(seconds=RATE_SECONDS),
             )
-            .order_by("-created_at", "-pk")
-            .values_list("kind", "text", "created_at")
-        )
-        if sum(1 for r in recent if r[2] >= now - dt.timedelta(seconds=RATE_SECONDS)) >= RATE_LINES:
-            raise ChatRefused(_("Slow down: wait a few seconds before the next line."), 429)
-        if kind == ChatLine.Kind.TEXT and any(
-            r[0] == kind and r[1].casefold() == value.casefold() for r in recent
-        ):
-            raise ChatRefused(_("You just said that."), 409)
-        line = ChatLine.objects.create(
-            game_id=game.pk, sender_id=user.pk, room=room, kind=kind, text=value, created_at=now
-        )
-        event = line_frame_event(line, sender_name=user.get_username(), game=game)
-        transaction.on_commit(lambda: courier.dispatch([("group", game_group(game.pk), event)]))
-        # A reaction is shown for a moment at the seat: nothing of it waits to be read.
-        if (
-            room == ChatLine.Room.PLAYERS
-            and game.pace == Game.Pace.CORRESPONDENCE
-            and kind != ChatLine.Kind.REACTION
-        ):
-            _notify_waiting(game=game, line=line, name=user.get_username(), recent=recent)
+            if sum(1 for r in recent if r[2]) >= RATE_LINES:
+                raise ChatRefused(_("Slow down: wait a few seconds before the next line."), 429)
+            if kind == ChatLine.Kind.TEXT and any(
+                r[0] == kind and r[1].casefold() == value.casefold() for r in recent
+            ):
+                raise ChatRefused(_("You just said that."), 409)
+            line = ChatLine.objects.create(
+                game_id=table.pk, sender_id=user.pk, room=room, kind=kind, text=value, created_at=now
+            )
+            event = line_frame_event(line, sender_name=user.get_username(), table=table)
+            transaction.on_commit(lambda: courier.dispatch([("group", game_group(table.pk), event)]))
+            # A reaction is shown for a moment at the seat: nothing of it waits to be read.
+            if (
+                room == ChatLine.Room.PLAYERS
+                and table.pace == Game.Pace.CORRESPONDENCE
+                and kind != ChatLine.Kind.REACTION
+            ):
+                _notify_waiting(table=table, line=line, name=user.get_username())
+    except IntegrityError:
+        # The game went (a socket's kept read of it outlived it): nothing was written.
+        raise ChatRefused(_("There is no such game."), 404) from None
     return line
 
 
-def _notify_waiting(*, game: Game, line: ChatLine, name: str, recent: list) -> None:
+def _notify_waiting(*, table: selectors.Table, line: ChatLine, name: str) -> None:
     """A line waits in a correspondence game: the other players are told, as of a turn (a live notice
     on their open pages, a push on their devices when away), once per NOTIFY_QUIET of talk (a
     conversation of many lines makes one notice, not one per line)."""
     quiet_since = line.created_at - dt.timedelta(seconds=NOTIFY_QUIET)
     earlier = ChatLine.objects.filter(
-        game_id=game.pk, room=ChatLine.Room.PLAYERS, created_at__gte=quiet_since
+        game_id=table.pk, room=ChatLine.Room.PLAYERS, created_at__gte=quiet_since
     ).exclude(pk=line.pk)
     if earlier.exists():
         return
-    told = sorted(set(humans(game)) - {line.sender_id} - hidden_from(line.sender_id))
+    told = sorted(set(humans(table)) - {line.sender_id} - hidden_from(line.sender_id))
     for user_id in told:
-        events.publish(events.PersonNotified(user_id, partial(_waiting_notice, name, game.pk)))
+        events.publish(events.PersonNotified(user_id, partial(_waiting_notice, name, table.pk)))
     if told:
-        events.publish(events.ChatLineWaiting(game.pk, tuple(told)))
+        events.publish(events.ChatLineWaiting(table.pk, tuple(told)))
 
 
 def _waiting_notice(name: str, game_id: int) -> events.Notice:
@@ -245,7 +256,7 @@ def panic_start(*, hours: float, reason: str, by=None) -> ChatPanic:
 def panic_end() -> int:
     """Every panic on now ends now."""
     now = timezone.now()
-    return ChatPanic.objects.filter(started_at__lte=now, until__gt=now).update(until=now)
+    return selectors.panics_on(now).update(until=now)
 
 
 def lines_hide(line_ids) -> int:

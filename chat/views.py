@@ -33,8 +33,9 @@ def _refused(request: HttpRequest, message: str, status: int) -> HttpResponse:
 @require_GET
 def drawer(request: HttpRequest, game_id: int) -> HttpResponse:
     game = _game_for(request, game_id)
+    table = selectors.Table.of(game)
     user_id = request.user.pk if request.user.is_authenticated else None
-    rooms = selectors.rooms_for(game=game, user_id=user_id)
+    rooms = selectors.rooms_for(table=table, user_id=user_id)
     room = rooms[0]
     reactions = selectors.reactions_on(user_id)
     started = game.turns.filter(completed_at__isnull=False).exists()
@@ -42,19 +43,19 @@ def drawer(request: HttpRequest, game_id: int) -> HttpResponse:
     context = {
         "game": game,
         "game_id": game.pk,
-        "chat_on": selectors.has_chat(game),
+        "chat_on": selectors.has_chat(table),
         "room": room,
         "rooms": [(r, selectors.visible_lines(game=game, user_id=user_id, room=r)) for r in rooms],
         "may_write": user_id is not None,
         "reactions": phrases.REACTIONS.items() if reactions and room == ChatLine.Room.PLAYERS else (),
         "phrases": [(k, phrases.PHRASES[k]) for k in phrases.MOMENTS[moment]] if reactions else (),
         "free_text": room == ChatLine.Room.SPECTATORS
-        or (user_id is not None and selectors.free_text_allowed(game, user_id)),
+        or (user_id is not None and selectors.free_text_allowed(table, user_id)),
         "max_line": MAX_LINE,
     }
     if user_id is not None and context["chat_on"]:
         # Said before typing, not after: a new account's wait, a time-out, panic mode.
-        refused = selectors.chat_refusal(game=game, user_id=user_id, room=room, kind=ChatLine.Kind.TEXT)
+        refused = selectors.chat_refusal(table=table, user_id=user_id, room=room, kind=ChatLine.Kind.TEXT)
         context["text_refused"] = refused[0] if refused else ""
     return TemplateResponse(request, "chat/drawer.html", context)
 

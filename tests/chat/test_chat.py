@@ -6,6 +6,8 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
@@ -27,8 +29,8 @@ def friends():
     return ann, bob, table(ann, bob)
 
 
-def say(user, game, text, kind="text"):
-    return services.line_post(game_id=game.pk, user=user, kind=kind, text=text)
+def say(user, game, text, kind="text", table=None):
+    return services.line_post(game_id=game.pk, user=user, kind=kind, text=text, table=table)
 
 
 def test_friends_say_a_line_a_phrase_and_a_reaction(friends):
@@ -213,6 +215,50 @@ def test_a_timeout_silences_the_person_with_its_reason(friends):
     say(ann, game, "hi", kind="phrase")
 
 
+def test_a_line_with_the_game_as_read_before_reads_no_game_and_the_rules_afresh(friends):
+    """A socket keeps the game for its player's next lines (the cost of a line); what the rules ask of
+    the person (a time-out, a mute, panic mode) is still read for every line."""
+    ann, _bob, game = friends
+    kept = selectors.table(game.pk)
+    assert selectors.table_settled(kept, ann.pk)
+    with CaptureQueriesContext(connection) as queries:
+        say(ann, game, "fire", kind="reaction", table=kept)
+    assert not [q for q in queries.captured_queries if Game._meta.db_table in q["sql"]]
+
+    services.timeout_set(user_id=ann.pk, length="24h", reason="flooding")
+    with pytest.raises(services.ChatRefused) as refused:
+        say(ann, game, "gg", kind="phrase", table=kept)
+    assert refused.value.status == 403 and "flooding" in refused.value.message
+    ChatTimeout.objects.all().delete()
+    Profile.objects.update_or_create(user=ann, defaults={"muted_at": timezone.now()})
+    with pytest.raises(services.ChatRefused):
+        say(ann, game, "gg", kind="phrase", table=kept)
+    assert ChatLine.objects.count() == 1
+
+
+def test_the_game_is_kept_only_for_a_player_of_a_started_game(friends):
+    ann, bob, game = friends
+    watcher = seasoned("wim")
+    assert selectors.table_settled(selectors.table(game.pk), bob.pk)
+    assert not selectors.table_settled(selectors.table(game.pk), watcher.pk)
+    assert not selectors.table_settled(selectors.table(game.pk), None)
+    room = table(ann, bob, status=Game.Status.OPEN)
+    assert not selectors.table_settled(selectors.table(room.pk), ann.pk)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_line_for_a_game_that_went_meanwhile_is_refused_and_stores_nothing():
+    ann, bob = seasoned("ann"), seasoned("bob")
+    befriend(ann, bob)
+    game = table(ann, bob)
+    kept = selectors.table(game.pk)
+    Game.objects.filter(pk=game.pk).delete()
+    with pytest.raises(services.ChatRefused) as refused:
+        say(ann, game, "gg", kind="phrase", table=kept)
+    assert refused.value.status == 404
+    assert not ChatLine.objects.exists()
+
+
 def test_a_staff_mute_silences_chat(friends):
     ann, _bob, game = friends
     Profile.objects.update_or_create(user=ann, defaults={"muted_at": timezone.now()})
@@ -248,11 +294,11 @@ def test_spectators_have_their_own_room_hidden_from_players_of_a_rated_game():
     game = table(ann, bob, rated=True)
     line = say(eve, game, "go ann")
     assert line.room == "spectators"
-    assert selectors.rooms_for(game=game, user_id=ann.pk) == ["players"]
-    assert selectors.rooms_for(game=game, user_id=eve.pk) == ["spectators"]
+    assert selectors.rooms_for(table=selectors.table(game.pk), user_id=ann.pk) == ["players"]
+    assert selectors.rooms_for(table=selectors.table(game.pk), user_id=eve.pk) == ["spectators"]
     Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED)
     game.refresh_from_db()
-    assert selectors.rooms_for(game=game, user_id=ann.pk) == ["players", "spectators"]
+    assert selectors.rooms_for(table=selectors.table(game.pk), user_id=ann.pk) == ["players", "spectators"]
 
 
 def test_a_correspondence_line_notifies_the_others_once_per_conversation(friends):
