@@ -260,6 +260,7 @@ class GameConsumer(ChatSocket, _LimitedSocket):
 
     async def disconnect(self, code):
         self.release_limits()
+        self.chat_stop()
         if self.opened is None:
             return
         self.opened = None

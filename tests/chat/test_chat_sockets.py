@@ -7,14 +7,17 @@ import json
 
 import pytest
 from channels.db import database_sync_to_async
+from django.db import connection
 
 from accounts.models import Block
 from chat import services
 from chat.models import ChatLine
+from dicegame.models import Game
 from tests.support.chat import seasoned
 from tests.support.factories import UserFactory, befriend
 from tests.support.games import race, two_player_game
-from tests.support.sockets import open_game_socket
+from tests.support.row_lock import RowLock
+from tests.support.sockets import frame_with_version, open_game_socket
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -150,5 +153,45 @@ async def test_a_flood_of_lines_on_one_socket_stops_at_the_limit_before_the_data
     await never_shows(b, "never")  # drain what arrives
     count = await database_sync_to_async(ChatLine.objects.count)()
     assert count <= services.RATE_LINES
+    await a.disconnect()
+    await b.disconnect()
+
+
+@pytest.mark.asyncio
+async def test_a_time_out_set_while_the_socket_is_open_silences_its_next_line():
+    """The socket keeps the game for its player's lines, never the person's standing."""
+    game, host, friend, _watcher = await database_sync_to_async(setting)()
+    a, b = await opened(game, host), await opened(game, friend)
+    await a.send_to(text_data=json.dumps({"action": "say", "kind": "phrase", "text": "gl"}))
+    assert await shows(b, "Good luck")
+    await database_sync_to_async(services.timeout_set)(user_id=host.pk, length="15m", reason="rude")
+    await a.send_to(text_data=json.dumps({"action": "say", "kind": "phrase", "text": "gg", "id": 4}))
+    frame = await frame_with(a, 'data-answer="4"')
+    assert "msg-error" in frame and "rude" in frame
+    assert await never_shows(b, "Good game")
+    assert await database_sync_to_async(ChatLine.objects.count)() == 1
+    await a.disconnect()
+    await b.disconnect()
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="SQLite: a held lock stops every write")
+@pytest.mark.asyncio
+async def test_a_line_waiting_on_the_database_holds_up_no_move_on_its_socket():
+    """A line's write waits (here on the sender's row lock, which another transaction holds); the move
+    sent after it on the same socket is applied and pushed meanwhile, and the line follows."""
+    game, host, friend, _watcher = await database_sync_to_async(setting)()
+    a, b = await opened(game, host), await opened(game, friend)
+    version = await database_sync_to_async(lambda: Game.objects.get(pk=game.pk).version)()
+    held = RowLock(type(host), host.pk)
+    lock = await database_sync_to_async(held.__enter__, thread_sensitive=False)()
+    try:
+        await a.send_to(text_data=json.dumps({"action": "say", "kind": "text", "text": "wait for it"}))
+        await a.send_to(text_data=json.dumps({"action": "roll", "turn": 1, "roll": 0}))
+        await frame_with_version(b, version + 1)
+        assert lock.thread.is_alive()
+    finally:
+        lock.release.set()
+    assert await shows(b, "wait for it")
+    await database_sync_to_async(lock.thread.join, thread_sensitive=False)(10)
     await a.disconnect()
     await b.disconnect()

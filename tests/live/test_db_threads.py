@@ -3,48 +3,20 @@ database (here a row lock another transaction holds) holds up its own game, not 
 other games of the process. With one thread, as before, every socket of the process waited behind it."""
 
 import json
-import threading
 
 import pytest
 from channels.db import database_sync_to_async
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection
 
 from dicegame.models import Game
 from tests.support.games import two_player_game
+from tests.support.row_lock import RowLock
 from tests.support.sockets import connect, frame_with_version
 
 pytestmark = pytest.mark.skipif(
     connection.vendor != "postgresql", reason="SQLite runs the sockets' database work on one thread"
 )
-
-
-class RowLock:
-    """Another transaction holding a game's row lock until released (its own thread and connection)."""
-
-    def __init__(self, game_id: int):
-        self.game_id = game_id
-        self.taken = threading.Event()
-        self.release = threading.Event()
-        self.thread = threading.Thread(target=self._hold, daemon=True)
-
-    def _hold(self):
-        try:
-            with transaction.atomic():
-                Game.objects.select_for_update().get(pk=self.game_id)
-                self.taken.set()
-                self.release.wait(timeout=30)
-        finally:
-            connection.close()
-
-    def __enter__(self):
-        self.thread.start()
-        assert self.taken.wait(timeout=10)
-        return self
-
-    def __exit__(self, *exc):
-        self.release.set()
-        self.thread.join(timeout=10)
 
 
 def version(game_id: int) -> int:
@@ -65,7 +37,7 @@ async def test_an_action_waiting_on_the_database_holds_up_no_other_games_socket(
     other_version = await database_sync_to_async(version)(other.pk)
     roll = json.dumps({"action": "roll", "turn": 1, "roll": 0})
 
-    lock = await database_sync_to_async(lambda: RowLock(stuck.pk).__enter__(), thread_sensitive=False)()
+    lock = await database_sync_to_async(lambda: RowLock(Game, stuck.pk).__enter__(), thread_sensitive=False)()
     try:
         await to_stuck.send_to(text_data=roll)
         assert await to_stuck.receive_nothing(timeout=0.3)  # its action waits for the row lock
