@@ -3,8 +3,8 @@ screen, rendered for its viewer. Mixed into live.consumers.GameConsumer.
 
 A consumer handles its messages one at a time, so chat's work waiting on the database (a line's write,
 the viewer's blocks read at the first line shown) would hold up the moves pushed to the screen behind
-it: with a line every five actions, the other screens' moves came 20% later. That work goes on the
-socket's chat lane instead: one task per socket, in the order it was handed over, beside the socket's
+it (with a line every five actions, the moves' p99 grew by half: docs/performance.md). That work goes on
+the socket's chat lane instead: one task per socket, in the order it was handed over, beside the socket's
 game messages."""
 
 from __future__ import annotations
@@ -43,9 +43,12 @@ class ChatSocket:
     # The chat lane: its queue of work and the task doing it (started with the first).
     chat_queue: asyncio.Queue | None = None
     chat_worker: asyncio.Task | None = None
+    chat_stopped = False
 
     def chat_later(self, job, *args) -> None:
         """`job(*args)` (a coroutine function) after the socket's earlier chat work, off its messages."""
+        if self.chat_stopped:  # a line still on its way to a socket that has closed
+            return
         if self.chat_worker is None:
             self.chat_queue = asyncio.Queue(maxsize=CHAT_BACKLOG)
             self.chat_worker = asyncio.get_running_loop().create_task(self._chat_work())
@@ -63,6 +66,7 @@ class ChatSocket:
                 logger.exception("chat work failed")
 
     def chat_stop(self) -> None:
+        self.chat_stopped = True
         if self.chat_worker is not None:
             self.chat_worker.cancel()
             self.chat_worker = None
