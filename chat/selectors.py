@@ -85,24 +85,14 @@ def table_settled(table: Table, user_id: int | None) -> bool:
     return table.status != Game.Status.OPEN and user_id is not None and user_id in humans(table)
 
 
-def _timeouts_on(now: dt.datetime) -> QuerySet:
-    return ChatTimeout.objects.filter(Q(until__isnull=True) | Q(until__gt=now))
-
-
 def panics_on(now: dt.datetime) -> QuerySet:
     return ChatPanic.objects.filter(started_at__lte=now, until__gt=now)
 
 
-def _finished_players() -> QuerySet:
-    return Player.objects.filter(game__status=Game.Status.FINISHED)
-
-
 def active_timeout(user_id: int) -> ChatTimeout | None:
-    return _timeouts_on(timezone.now()).filter(user_id=user_id).order_by("until").first()
-
-
-def finished_games(user_id: int) -> int:
-    return _finished_players().filter(user_id=user_id).count()
+    """The person's time-out in force now (the one that ends first), for its reason and end."""
+    timeouts = ChatTimeout.objects.filter(Q(until__isnull=True) | Q(until__gt=timezone.now()))
+    return timeouts.filter(user_id=user_id).order_by("until").first()
 
 
 @dataclass(frozen=True)
@@ -125,8 +115,8 @@ def speaker(user_id: int, *, text: bool, lock: bool = False) -> Speaker | None:
 
     Written out in SQL because every line said runs it: built by the ORM (one query with four
     subqueries) it cost a line more CPU than the statement's whole round trip (docs/performance.md).
-    It asks what accounts.selectors.is_muted, active_timeout, finished_games and panic_active ask; the
-    tests of each refusal hold it to them."""
+    It asks what accounts.selectors.is_muted, active_timeout and panic_active ask, and counts the
+    person's finished games; the tests of each refusal hold it to them."""
     ops = connection.ops
     now = timezone.now()
     tables = {
