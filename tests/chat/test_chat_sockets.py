@@ -52,6 +52,11 @@ async def never_shows(communicator, text: str) -> bool:
     return True
 
 
+async def say_on(communicator, text, kind="text", **extra) -> None:
+    """A line said on the socket, as the drawer sends it."""
+    await communicator.send_to(text_data=json.dumps({"action": "say", "kind": kind, "text": text, **extra}))
+
+
 async def opened(game, user):
     communicator, ok, _ = await open_game_socket(game.pk, user)
     assert ok
@@ -129,13 +134,13 @@ def test_racing_lines_cannot_pass_the_rate_limit_or_the_duplicate_rule():
 async def test_a_line_said_on_the_socket_reaches_the_other_and_a_bad_one_is_an_error_frame():
     game, host, friend, _watcher = await database_sync_to_async(setting)()
     a, b = await opened(game, host), await opened(game, friend)
-    await a.send_to(text_data=json.dumps({"action": "say", "kind": "text", "text": "over the socket"}))
+    await say_on(a, "over the socket")
     assert await shows(b, "over the socket")
     for bad in ("   ", "x" * 141, "\u202e"):
-        await a.send_to(text_data=json.dumps({"action": "say", "kind": "text", "text": bad, "id": 3}))
+        await say_on(a, bad, id=3)
         frame = await frame_with(a, 'data-answer="3"')
         assert "msg-error" in frame
-    await a.send_to(text_data=json.dumps({"action": "say", "kind": "text", "text": 5}))
+    await say_on(a, 5)
     assert await shows(a, "malformed")
     assert await never_shows(b, "chat-line-") is True
     count = await database_sync_to_async(ChatLine.objects.count)()
@@ -149,7 +154,7 @@ async def test_a_flood_of_lines_on_one_socket_stops_at_the_limit_before_the_data
     game, host, friend, _watcher = await database_sync_to_async(setting)()
     a, b = await opened(game, host), await opened(game, friend)
     for n in range(100):
-        await a.send_to(text_data=json.dumps({"action": "say", "kind": "text", "text": f"flood {n}"}))
+        await say_on(a, f"flood {n}")
     await never_shows(b, "never")  # drain what arrives
     count = await database_sync_to_async(ChatLine.objects.count)()
     assert count <= services.RATE_LINES
@@ -162,10 +167,10 @@ async def test_a_time_out_set_while_the_socket_is_open_silences_its_next_line():
     """The socket keeps the game for its player's lines, never the person's standing."""
     game, host, friend, _watcher = await database_sync_to_async(setting)()
     a, b = await opened(game, host), await opened(game, friend)
-    await a.send_to(text_data=json.dumps({"action": "say", "kind": "phrase", "text": "gl"}))
+    await say_on(a, "gl", kind="phrase")
     assert await shows(b, "Good luck")
     await database_sync_to_async(services.timeout_set)(user_id=host.pk, length="15m", reason="rude")
-    await a.send_to(text_data=json.dumps({"action": "say", "kind": "phrase", "text": "gg", "id": 4}))
+    await say_on(a, "gg", kind="phrase", id=4)
     frame = await frame_with(a, 'data-answer="4"')
     assert "msg-error" in frame and "rude" in frame
     assert await never_shows(b, "Good game")
@@ -185,7 +190,7 @@ async def test_a_line_waiting_on_the_database_holds_up_no_move_on_its_socket():
     held = RowLock(type(host), host.pk)
     lock = await database_sync_to_async(held.__enter__, thread_sensitive=False)()
     try:
-        await a.send_to(text_data=json.dumps({"action": "say", "kind": "text", "text": "wait for it"}))
+        await say_on(a, "wait for it")
         await a.send_to(text_data=json.dumps({"action": "roll", "turn": 1, "roll": 0}))
         await frame_with_version(b, version + 1)
         assert lock.thread.is_alive()
