@@ -15,14 +15,12 @@ and the median wall time.
 from __future__ import annotations
 
 import argparse
-import os
 import re
-import secrets
 import statistics
 import sys
-import tempfile
 import time
-from urllib.parse import urlsplit, urlunsplit
+
+from in_process import temporary_site
 
 BATCH = 100
 
@@ -40,40 +38,8 @@ def main() -> int:
         help="PostgreSQL: Django's default client-side binding",
     )
     args = parser.parse_args()
-    sys.path.insert(0, os.getcwd())
-    os.environ.update(
-        DJANGO_SETTINGS_MODULE="penta.settings",
-        DEBUG="false",
-        SECRET_KEY=secrets.token_urlsafe(40),
-        ALLOWED_HOSTS="testserver",
-        SECURE_SSL_REDIRECT="false",
-        SECURE_COOKIES="false",
-        WHITENOISE_USE_FINDERS="true",
-    )
-    os.environ.pop("REDIS_URL", None)
-    os.environ.pop("CACHE_URL", None)
-    database = None
-    if args.pg_server:
-        import psycopg
-
-        database = f"bench_action_{secrets.token_hex(4)}"
-        with psycopg.connect(args.pg_server, autocommit=True) as admin:
-            admin.execute(f'CREATE DATABASE "{database}"')
-        parts = urlsplit(args.pg_server)
-        os.environ["DATABASE_URL"] = urlunsplit(parts._replace(path=f"/{database}"))
-    else:
-        os.environ.pop("DATABASE_URL", None)
-        os.environ["SQLITE_PATH"] = os.path.join(tempfile.mkdtemp(), "db.sqlite3")
-    try:
+    with temporary_site(args.pg_server, "bench_action"):
         return run(args)
-    finally:
-        if database is not None:
-            from django.db import connections
-
-            connections.close_all()
-            connections["default"].close_pool()  # the pool keeps its connections open otherwise
-            with psycopg.connect(args.pg_server, autocommit=True) as admin:
-                admin.execute(f'DROP DATABASE "{database}"')
 
 
 def run(args) -> int:

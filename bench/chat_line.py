@@ -19,14 +19,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import re
-import secrets
 import statistics
 import sys
-import tempfile
 import time
-from urllib.parse import urlsplit, urlunsplit
+
+from in_process import temporary_site
 
 BATCH = 50
 
@@ -38,41 +36,8 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=500, help="calls of each kind to time (default 500)")
     parser.add_argument("--pg-server", help="a PostgreSQL server whose role may CREATE DATABASE")
     args = parser.parse_args()
-    sys.path.insert(0, os.getcwd())
-    os.environ.update(
-        DJANGO_SETTINGS_MODULE="penta.settings",
-        DEBUG="false",
-        SECRET_KEY=secrets.token_urlsafe(40),
-        ALLOWED_HOSTS="testserver",
-        SECURE_SSL_REDIRECT="false",
-        SECURE_COOKIES="false",
-        WHITENOISE_USE_FINDERS="true",
-    )
-    os.environ.pop("REDIS_URL", None)
-    os.environ.pop("CACHE_URL", None)
-    database = None
-    if args.pg_server:
-        import psycopg
-
-        database = f"bench_chat_{secrets.token_hex(4)}"
-        with psycopg.connect(args.pg_server, autocommit=True) as admin:
-            admin.execute(f'CREATE DATABASE "{database}"')
-        parts = urlsplit(args.pg_server)
-        os.environ["DATABASE_URL"] = urlunsplit(parts._replace(path=f"/{database}"))
-    else:
-        os.environ.pop("DATABASE_URL", None)
-        os.environ["SQLITE_PATH"] = os.path.join(tempfile.mkdtemp(), "db.sqlite3")
-    try:
+    with temporary_site(args.pg_server, "bench_chat"):
         return asyncio.run(run(args))
-    finally:
-        if database is not None:
-            from django.db import connections
-
-            connections.close_all()
-            connections["default"].close_pool()  # the pool keeps its connections open otherwise
-            with psycopg.connect(args.pg_server, autocommit=True) as admin:
-                # The worker threads' pooled connections are theirs to close: FORCE ends them.
-                admin.execute(f'DROP DATABASE "{database}" WITH (FORCE)')
 
 
 def setup(n: int) -> dict:
